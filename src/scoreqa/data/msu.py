@@ -1,0 +1,122 @@
+"""MSU-Bench: 150 scores x 12 questions (3 per level), from either public release.
+
+* ``root``: a local copy of the Hugging Face dataset ``Krinos/MSU-Bench`` (``flat/`` and/or
+  ``nested/`` parquet shards), read by :mod:`scoreqa.data.msu_hf`;
+* otherwise ``tables_dir``: the GitHub release tables ``msu-bench.xlsx`` (Link, Level, Question,
+  Answer) and ``metadata.xlsx`` (Composer, Title, Link), joined with an optional ``score_dir`` of
+  ``<id>.abc``, ``<id>.pdf`` and ``<id>/page-<n>.png`` files, ``<id>`` being the MuseScore score
+  number from the link.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import pandas as pd
+
+from scoreqa.data.columns import blank_to_none, find_column
+from scoreqa.data.msu_hf import read_hf_release
+from scoreqa.data.pages import page_images_for
+from scoreqa.data.records import BenchmarkSplit, Question, Score
+from scoreqa.data.selection import select
+
+LEVELS = (1, 2, 3, 4)
+_SCORE_NUMBER = re.compile(r"/scores/(\d+)")
+
+
+def score_id_from_link(link: str) -> str:
+    """The MuseScore score number, stable across URL variants (user path, query, trailing slash)."""
+    match = _SCORE_NUMBER.search(str(link))
+    if not match:
+        raise ValueError(f"cannot derive a score id from MuseScore link {link!r}: expected '.../scores/<number>'")
+    return match.group(1)
+
+
+def question_id(score_id: str, level: int, index: int) -> str:
+    """``<score>:L<level>.<k>``, k counting the score's questions of that level from 1 in release order."""
+    return f"{score_id}:L{level}.{index}"
+
+
+def number_questions(rows: Iterable[tuple[str, int, str, str | None]]) -> list[Question]:
+    """Questions in release order, numbered within (score, level)."""
+    counters: dict[tuple[str, int], int] = {}
+    questions = []
+    for score_id, level, text, answer in rows:
+        level = int(level)
+        if level not in LEVELS:
+            raise ValueError(f"score {score_id!r}: level {level} is not one of {LEVELS}")
+        counters[(score_id, level)] = counters.get((score_id, level), 0) + 1
+        questions.append(Question(id=question_id(score_id, level, counters[(score_id, level)]), score_id=score_id,
+                                  level=level, text=str(text).strip(), reference=blank_to_none(answer)))
+    return questions
+
+
+def read_github_tables(tables_dir: Path, score_dir: Path | None, page_cache: Path
+                       ) -> tuple[dict[str, Score], list[Question]]:
+    """Scores and questions from ``msu-bench.xlsx`` + ``metadata.xlsx`` (+ score files)."""
+    tables_dir = Path(tables_dir)
+    question_path, metadata_path = tables_dir / "msu-bench.xlsx", tables_dir / "metadata.xlsx"
+    for path in (question_path, metadata_path):
+        if not path.exists():
+            raise FileNotFoundError(f"MSU-Bench table {path} not found: set data.tables_dir (or paths.data_root) "
+                                    "to the folder holding msu-bench.xlsx and metadata.xlsx, or data.root to a "
+                                    "local copy of the Hugging Face release Krinos/MSU-Bench")
+    table = pd.read_excel(question_path)
+    link, level, text, answer = (find_column(table, names, source=question_path) for names in
+                                 (["Link", "url"], ["Level"], ["Question"], ["Answer", "reference"]))
+    questions = number_questions((score_id_from_link(r[link]), r[level], r[text], r[answer])
+                                 for _, r in table.iterrows())
+    meta = pd.read_excel(metadata_path)
+    m_link, m_title, m_composer = (find_column(meta, names, source=metadata_path) for names in
+                                   (["Link", "url"], ["Title"], ["Composer"]))
+    scores: dict[str, Score] = {}
+    for _, row in meta.iterrows():
+        score_id = score_id_from_link(row[m_link])
+        abc_path = Path(score_dir) / f"{score_id}.abc" if score_dir else None
+        pdf_path = Path(score_dir) / f"{score_id}.pdf" if score_dir else None
+        scores[score_id] = Score(
+            id=score_id,
+            title=blank_to_none(row[m_title]) or score_id,
+            composer=blank_to_none(row[m_composer]),
+            abc=abc_path.read_text(encoding="utf-8") if abc_path and abc_path.exists() else None,
+            pdf_path=pdf_path if pdf_path and pdf_path.exists() else None,
+            page_images=page_images_for(Path(score_dir) / score_id, pdf_path, page_cache / score_id)
+            if score_dir else (),
+        )
+    return scores, questions
+
+
+class MSUBench:
+    """The MSU-Bench benchmark as configured in ``conf/data/msu.yaml``."""
+
+    def __init__(self, name: str = "msu", root: str | None = None, tables_dir: str | None = None,
+                 score_dir: str | None = None, cache_dir: str = ".cache/msu", split: str = "test",
+                 split_seed: int = 0, limit: int | None = None, skip_missing: bool = False,
+                 templates: Mapping[str, str] | None = None) -> None:
+        self.name, self.split, self.split_seed = name, split, split_seed
+        self.templates = dict(templates or {})
+        self.root = Path(root) if root else None
+        self.tables_dir = Path(tables_dir) if tables_dir else None
+        self.score_dir = Path(score_dir) if score_dir else None
+        self.cache_dir = Path(cache_dir)
+        self.limit, self.skip_missing = limit, skip_missing
+
+    def read_all(self) -> tuple[dict[str, Score], list[Question]]:
+        """Every score and question of the release, before any split."""
+        if self.root is not None:
+            return read_hf_release(self.root, self.cache_dir / "hf")
+        if self.tables_dir is None:
+            raise ValueError("MSU-Bench needs data.root (Hugging Face release) or data.tables_dir (GitHub tables)")
+        return read_github_tables(self.tables_dir, self.score_dir, self.cache_dir / "pages")
+
+    def load(self, needs: Iterable[str]) -> BenchmarkSplit:
+        scores, questions = self.read_all()
+        source = str(self.root or self.score_dir or f"{self.tables_dir} (no data.score_dir set)")
+        return select(self.name, scores, questions, split=self.split, seed=self.split_seed, limit=self.limit,
+                      needs=needs, skip_missing=self.skip_missing, source=source)
+
+    def all_score_ids(self) -> list[str]:
+        _, questions = self.read_all()
+        return list(dict.fromkeys(q.score_id for q in questions))

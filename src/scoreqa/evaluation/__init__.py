@@ -1,0 +1,1 @@
+"""The evaluation path: requests -> cached generations -> parsed answers -> cached verdicts -> metrics."""

@@ -1,0 +1,51 @@
+"""What ``python evaluate.py`` does with its composed config."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from scoreqa.config import redact
+from scoreqa.data.split import write_split
+from scoreqa.evaluation.report import run_metrics, summary_table
+from scoreqa.evaluation.runner import run_evaluation
+from scoreqa.prompts.builder import ModalitySpec, PromptBuilder
+
+log = logging.getLogger(__name__)
+
+
+def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
+    """Evaluate ``cfg.model`` on ``cfg.data``; writes ``metrics.json``, ``config.yaml`` and ``split.json`` to ``run_dir``."""
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    plain = redact(OmegaConf.to_container(cfg, resolve=True))
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create(plain)))
+
+    benchmark = instantiate(cfg.data, _convert_="all")
+    modality = ModalitySpec.from_config(cfg.modality)
+    split = benchmark.load(needs=modality.inputs)
+    if hasattr(benchmark, "all_score_ids"):
+        write_split(run_dir / "split.json", benchmark.all_score_ids(), cfg.data.split_seed)
+    if split.skipped:
+        log.warning("skipped %d score(s) lacking %s input: %s", len(split.skipped), modality.name,
+                    ", ".join(s["score_id"] for s in split.skipped))
+    builder = PromptBuilder(benchmark.templates, modality, cfg.prompt.mode)
+    backend = instantiate(cfg.backend, _convert_="all")
+    judge = instantiate(cfg.judge, _convert_="all")
+    logger = instantiate(cfg.logger, _convert_="all")
+
+    outcome = run_evaluation(split, builder, backend, judge, run_dir)
+    metrics = run_metrics(outcome.records, run_key=outcome.run_key, n_new_generations=outcome.n_new_generations,
+                          n_skipped_scores=len(split.skipped), usage=outcome.usage,
+                          bootstrap_resamples=cfg.bootstrap_resamples)
+    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    print(summary_table(metrics))
+    logger.start(plain, run_dir, job_type="evaluate")
+    logger.log_evaluation(metrics, [r.as_dict() for r in outcome.records])
+    logger.finish()
+    return metrics

@@ -1,0 +1,92 @@
+"""Run one evaluation: generate what the cache lacks, judge what is unjudged, compute the metrics."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tqdm.auto import tqdm
+
+from scoreqa.backends.base import Backend, ChatRequest, Completion
+from scoreqa.data.records import BenchmarkSplit
+from scoreqa.evaluation.jsonl_store import JsonlStore
+from scoreqa.evaluation.run_key import run_key
+from scoreqa.evaluation.scoring import QuestionRecord, judge_items, parse_completions
+from scoreqa.judges.base import Judge
+from scoreqa.prompts.builder import PromptBuilder
+
+log = logging.getLogger(__name__)
+PREDICTIONS, JUDGMENTS = "predictions.jsonl", "judgments.jsonl"
+
+
+@dataclass
+class RunOutcome:
+    run_key: str
+    records: list[QuestionRecord]
+    n_new_generations: int
+    n_new_judgments: int
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+def _completion_from_row(row: dict[str, Any]) -> Completion:
+    return Completion(row["key"], row["text"], row.get("input_tokens"), row.get("output_tokens"),
+                      row.get("seconds"), row.get("error"))
+
+
+def generate_missing(requests: list[ChatRequest], backend: Backend, store: JsonlStore, key: str
+                     ) -> tuple[dict[str, Completion], int]:
+    """Cached completions of this run key, plus new ones for the rest (appended batch by batch)."""
+    cached = {row["key"]: _completion_from_row(row) for row in store.rows() if row.get("run_key") == key}
+    pending = [r for r in requests if r.key not in cached or cached[r.key].error]
+    if not pending:
+        return cached, 0
+    log.info("%d of %d requests cached; generating %d", len(requests) - len(pending), len(requests), len(pending))
+    made = 0
+    with tqdm(total=len(pending), desc="generating", unit="request") as bar:
+        for batch in backend.generate(pending):
+            store.append([{"run_key": key, **vars(c)} for c in batch])
+            for completion in batch:
+                cached[completion.key] = completion
+            made += len(batch)
+            bar.update(len(batch))
+    return cached, made
+
+
+def judge_missing(records: list[QuestionRecord], judge: Judge, store: JsonlStore, batch_size: int = 64) -> int:
+    """Fill ``correct``/``decided_by`` from cached verdicts, judging (and caching) only new items."""
+    judge_key = run_key(judge.identity())
+    items = judge_items(records)
+    cached = {(row["question_id"], row["fingerprint"]): row for row in store.rows()
+              if row.get("judge_key") == judge_key}
+    todo = [item for item in items if (item.id, item.fingerprint()) not in cached]
+    with tqdm(total=len(todo), desc="judging", unit="answer", disable=not todo) as bar:
+        for start in range(0, len(todo), batch_size):
+            batch = todo[start:start + batch_size]
+            rows = [{"judge_key": judge_key, "question_id": item.id, "fingerprint": item.fingerprint(),
+                     "correct": verdict.correct, "decided_by": verdict.decided_by}
+                    for item, verdict in zip(batch, judge.judge(batch))]
+            store.append(rows)
+            cached.update({(row["question_id"], row["fingerprint"]): row for row in rows})
+            bar.update(len(batch))
+    by_id = {r.question_id: r for r in records}
+    for item in items:
+        row = cached[(item.id, item.fingerprint())]
+        record = by_id[item.id]
+        record.decided_by = row["decided_by"]
+        record.undecided = row["correct"] is None
+        record.correct = bool(row["correct"])
+    return len(todo)
+
+
+def run_evaluation(split: BenchmarkSplit, builder: PromptBuilder, backend: Backend, judge: Judge, run_dir: Path,
+                   key_parts: dict[str, Any] | None = None) -> RunOutcome:
+    run_dir = Path(run_dir)
+    requests = builder.requests(split)
+    key = run_key({"data": {"name": split.name, "split": split.split, "version": split.version()},
+                   "prompt": builder.identity(), "backend": backend.identity(), **(key_parts or {})})
+    completions, n_new = generate_missing(requests, backend, JsonlStore(run_dir / PREDICTIONS), key)
+    records = parse_completions(split, requests, completions, builder.mode)
+    n_judged = judge_missing(records, judge, JsonlStore(run_dir / JUDGMENTS))
+    return RunOutcome(key, records, n_new, n_judged, backend.usage())

@@ -1,0 +1,1 @@
+"""Experiment loggers: Weights & Biases (offline by default) or none."""

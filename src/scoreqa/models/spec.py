@@ -1,0 +1,35 @@
+"""What a ``conf/model/*.yaml`` says about a model, as a typed record."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """``name_or_path`` is a hub id (``Qwen/Qwen3-4B``) or a local folder; ``build`` names a tiny
+    architecture the repo builds into ``name_or_path`` when that folder does not exist yet."""
+
+    name: str
+    name_or_path: str
+    kind: str = "causal_lm"          # causal_lm | vision_language
+    adapter: str | None = None
+    dtype: str = "auto"
+    enable_thinking: bool | None = False
+    trust_remote_code: bool = False
+    build: str | None = None
+    max_pixels: int | None = None
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> "ModelSpec":
+        known = cls.__dataclass_fields__
+        return cls(**{k: v for k, v in dict(config).items() if k in known})
+
+    def chat_kwargs(self) -> dict[str, Any]:
+        """Extra variables for ``apply_chat_template`` (Qwen3 reads ``enable_thinking``)."""
+        return {} if self.enable_thinking is None else {"enable_thinking": bool(self.enable_thinking)}
+
+    def identity(self) -> dict[str, Any]:
+        return {"model": self.name_or_path, "adapter": self.adapter, "dtype": self.dtype,
+                "enable_thinking": self.enable_thinking, "build": self.build}

@@ -1,0 +1,97 @@
+"""Tiny models with real architectures, random weights and a locally trained tokenizer.
+
+They let every model code path (tokenizer chat template, left-padded batched generation, LoRA,
+saving and reloading) run on a CPU with no download. Built once into a folder, then loaded with
+``from_pretrained`` exactly like a hub checkpoint.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from importlib import resources
+from pathlib import Path
+from typing import Callable, Iterator
+
+import torch
+
+SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>",
+                  "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
+VOCAB_SIZE = 2048
+TOKENIZER_CORPUS_BYTES = 1_500_000
+
+
+def _corpus() -> Iterator[str]:
+    """Prompt templates and music21's bundled public-domain ABC tunes: the text these models see."""
+    templates = resources.files("scoreqa.prompts") / "templates"
+    for folder in templates.iterdir():
+        for item in folder.iterdir():
+            yield item.read_text(encoding="utf-8")
+    import music21
+
+    seen = 0
+    for path in sorted((Path(music21.__file__).parent / "corpus").rglob("*.abc")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        seen += len(text)
+        yield text
+        if seen > TOKENIZER_CORPUS_BYTES:
+            break
+
+
+def build_tokenizer(out_dir: Path, vocab_size: int = VOCAB_SIZE):
+    """A byte-level BPE tokenizer (every string encodes) with Qwen's special tokens and chat template."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIAL_TOKENS, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tokenizer.train_from_iterator(_corpus(), trainer=trainer)
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, eos_token="<|im_end|>", pad_token="<|endoftext|>",
+                                   additional_special_tokens=SPECIAL_TOKENS[1:], padding_side="left")
+    fast.chat_template = (resources.files("scoreqa.models") / "chat_template.jinja").read_text(encoding="utf-8")
+    fast.save_pretrained(out_dir)
+    return fast
+
+
+def _qwen3(tokenizer, seed: int) -> torch.nn.Module:
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    config = Qwen3Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=32768,
+                         tie_word_embeddings=True, bos_token_id=None,
+                         eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
+                         pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(seed)
+    return Qwen3ForCausalLM(config)
+
+
+BUILDERS: dict[str, Callable] = {"qwen3": _qwen3}
+
+
+def build_tiny_model(architecture: str, out_dir: Path, seed: int = 0) -> Path:
+    """Build once into ``out_dir`` (written to a temporary folder, then moved, so a crash leaves nothing half-built)."""
+    out_dir = Path(out_dir)
+    if (out_dir / "config.json").exists():
+        return out_dir
+    if architecture not in BUILDERS:
+        raise ValueError(f"unknown tiny architecture {architecture!r}; known: {sorted(BUILDERS)}")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
+    try:
+        tokenizer = build_tokenizer(staging)
+        model = BUILDERS[architecture](tokenizer, seed)
+        model.generation_config.eos_token_id = [tokenizer.convert_tokens_to_ids(t)
+                                                for t in ("<|im_end|>", "<|endoftext|>")]
+        model.generation_config.pad_token_id = tokenizer.pad_token_id
+        model.save_pretrained(staging)
+        try:
+            staging.rename(out_dir)
+        except OSError:  # another process finished first
+            if not (out_dir / "config.json").exists():
+                raise
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out_dir

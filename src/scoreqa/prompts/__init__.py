@@ -1,0 +1,1 @@
+"""Prompt templates (versioned text files), the request builder, chat rendering and answer parsing."""

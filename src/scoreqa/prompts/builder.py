@@ -1,0 +1,86 @@
+"""Build the chat requests of a run: one per question (``single``) or one per score (``batched``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from scoreqa.backends.base import ChatRequest, Message
+from scoreqa.data.records import BenchmarkSplit, Question, Score
+from scoreqa.prompts.templates import Template, load_template
+
+MODES = ("single", "batched")
+
+
+@dataclass(frozen=True)
+class ModalitySpec:
+    """How a score is shown: ``inputs`` in order (``abc``, ``pages``, ``title``) and the ``{score_modality}`` label."""
+
+    name: str
+    label: str
+    inputs: tuple[str, ...]
+    template_suffix: str = ""
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> "ModalitySpec":
+        return cls(name=config["name"], label=config["label"], inputs=tuple(config["inputs"]),
+                   template_suffix=config.get("template_suffix", "") or "")
+
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    """Replace ``{name}`` slots literally (scores and questions may contain braces)."""
+    for name, value in values.items():
+        text = text.replace("{" + name + "}", value)
+    return text
+
+
+class PromptBuilder:
+    """Turns a benchmark split into chat requests with the benchmark's versioned templates."""
+
+    def __init__(self, templates: Mapping[str, str], modality: ModalitySpec, mode: str) -> None:
+        if mode not in MODES:
+            raise ValueError(f"prompt.mode must be one of {MODES}; got {mode!r}")
+        self.modality, self.mode = modality, mode
+        key = mode + modality.template_suffix
+        if key not in templates and mode not in templates:
+            raise KeyError(f"the benchmark defines no {mode!r} template (data.templates has {sorted(templates)})")
+        self.system: Template | None = load_template(templates["system"]) if templates.get("system") else None
+        self.user: Template = load_template(templates.get(key) or templates[mode])
+
+    def identity(self) -> dict[str, Any]:
+        return {"mode": self.mode, "modality": self.modality.name,
+                "templates": {t.id: t.sha for t in (self.system, self.user) if t is not None}}
+
+    def requests(self, split: BenchmarkSplit) -> list[ChatRequest]:
+        if self.mode == "single":
+            return [self.request_for(split.scores[q.score_id], [q]) for q in split.questions]
+        return [self.request_for(split.scores[score_id], questions)
+                for score_id, questions in split.questions_by_score().items()]
+
+    def request_for(self, score: Score, questions: Sequence[Question]) -> ChatRequest:
+        if self.mode == "single":
+            values = {"score_modality": self.modality.label, "question": questions[0].text}
+            key = questions[0].id
+        else:
+            numbered = "\n".join(f"{i}. {q.text}" for i, q in enumerate(questions, start=1))
+            values = {"score_modality": self.modality.label, "questions": numbered}
+            key = f"{score.id}:batched"
+        messages: list[Message] = []
+        if self.system is not None:
+            messages.append({"role": "system", "content": self.system.text})
+        messages.append({"role": "user", "content": self.user_content(score, values)})
+        return ChatRequest(key=key, messages=tuple(messages), question_ids=tuple(q.id for q in questions))
+
+    def user_content(self, score: Score, values: Mapping[str, str]) -> str | list[dict[str, Any]]:
+        before, after = (_fill(part, values) for part in self.user.split_at("score"))
+        texts = {"abc": score.abc or "", "title": score.title}
+        if "pages" not in self.modality.inputs:
+            return before + "\n".join(texts[i] for i in self.modality.inputs) + after
+        parts: list[dict[str, Any]] = [{"type": "text", "text": before}]
+        for source in self.modality.inputs:
+            if source == "pages":
+                parts.extend({"type": "image", "image": str(page)} for page in score.page_images)
+            else:
+                parts.append({"type": "text", "text": "\n" + texts[source]})
+        parts.append({"type": "text", "text": after})
+        return parts

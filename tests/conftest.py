@@ -1,0 +1,59 @@
+"""Shared fixtures: offline environment, Hydra composition, the tiny model built once per session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("WANDB_MODE", "disabled")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("SCOREQA_ROOT", str(REPO_ROOT))
+
+
+@pytest.fixture(scope="session")
+def data_root() -> Path:
+    """The shared data beside the checkout (``../shared/data``), or ``SCOREQA_DATA_ROOT``."""
+    root = Path(os.environ.get("SCOREQA_DATA_ROOT", REPO_ROOT.parent / "shared" / "data"))
+    if not (root / "msu" / "msu-bench.xlsx").exists():
+        pytest.fail(f"shared data not found at {root}: put ../shared/data beside the checkout or set SCOREQA_DATA_ROOT")
+    return root
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A session cache so tests never touch the user's .cache (tiny models are built here once)."""
+    path = tmp_path_factory.mktemp("scoreqa-cache")
+    os.environ["SCOREQA_CACHE_DIR"] = str(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def compose(cache_dir: Path):
+    """``compose("evaluate", ["model=qwen3-4b", ...])`` -> the config Hydra would give the entry point."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    from scoreqa.config import register_resolvers
+
+    register_resolvers()
+
+    def _compose(config_name: str, overrides: list[str] | None = None):
+        GlobalHydra.instance().clear()
+        with initialize_config_dir(config_dir=str(REPO_ROOT / "conf"), version_base="1.3"):
+            return hydra_compose(config_name=config_name, overrides=list(overrides or []))
+
+    return _compose
+
+
+@pytest.fixture(scope="session")
+def tiny_qwen3(cache_dir: Path) -> Path:
+    """The tiny Qwen3 of ``conf/model/tiny-qwen3.yaml``, built once for the session."""
+    from scoreqa.models.tiny import build_tiny_model
+
+    return build_tiny_model("qwen3", cache_dir / "models" / "tiny-qwen3")
