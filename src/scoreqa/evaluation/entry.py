@@ -20,13 +20,23 @@ log = logging.getLogger(__name__)
 
 
 def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
-    """Evaluate ``cfg.model`` on ``cfg.data``; writes ``metrics.json``, ``config.yaml`` and ``split.json`` to ``run_dir``."""
+    """Evaluate ``cfg.model`` on ``cfg.data``; writes ``metrics.json``, ``config.yaml`` and ``split.json`` to ``run_dir``.
+
+    A benchmark object provides ``load(needs) -> BenchmarkSplit`` and ``templates``; optionally
+    ``metrics(records) -> dict`` (its own metrics instead of MSU's per-level ones) or
+    ``run(cfg, run_dir) -> dict`` (a benchmark that evaluates by itself, e.g. MMLU through lm-eval).
+    A backend may offer ``bind_split(split)`` (baselines that answer from the data itself).
+    """
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     plain = redact(OmegaConf.to_container(cfg, resolve=True))
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create(plain)))
 
     benchmark = instantiate(cfg.data, _convert_="all")
+    if hasattr(benchmark, "run"):
+        metrics = benchmark.run(cfg, run_dir)
+        (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+        return metrics
     modality = ModalitySpec.from_config(cfg.modality)
     split = benchmark.load(needs=modality.inputs)
     if hasattr(benchmark, "all_score_ids"):
@@ -36,13 +46,16 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
                     ", ".join(s["score_id"] for s in split.skipped))
     builder = PromptBuilder(benchmark.templates, modality, cfg.prompt.mode)
     backend = instantiate(cfg.backend, _convert_="all")
+    if hasattr(backend, "bind_split"):
+        backend.bind_split(split)
     judge = instantiate(cfg.judge, _convert_="all")
     logger = instantiate(cfg.logger, _convert_="all")
 
     outcome = run_evaluation(split, builder, backend, judge, run_dir)
     metrics = run_metrics(outcome.records, run_key=outcome.run_key, n_new_generations=outcome.n_new_generations,
                           n_skipped_scores=len(split.skipped), usage=outcome.usage,
-                          bootstrap_resamples=cfg.bootstrap_resamples)
+                          bootstrap_resamples=cfg.bootstrap_resamples,
+                          benchmark_metrics=getattr(benchmark, "metrics", None))
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
     print(summary_table(metrics))
     logger.start(plain, run_dir, job_type="evaluate")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from scoreqa.evaluation.scoring import GENERATION_FAILED, NO_REFERENCE, PARSE_FAILURE, QuestionRecord
 from scoreqa.metrics import accuracy_by_level, bootstrap_ci, level_wise_success_rate
@@ -34,10 +34,14 @@ def level_metrics(records: Sequence[QuestionRecord], bootstrap_resamples: int = 
 
 
 def run_metrics(records: Sequence[QuestionRecord], *, run_key: str, n_new_generations: int,
-                n_skipped_scores: int, usage: dict[str, Any], bootstrap_resamples: int = 10_000) -> dict[str, Any]:
+                n_skipped_scores: int, usage: dict[str, Any], bootstrap_resamples: int = 10_000,
+                benchmark_metrics: Callable[[Sequence[QuestionRecord]], dict[str, Any]] | None = None
+                ) -> dict[str, Any]:
+    """The run's metrics: the benchmark's own when it defines them, else MSU's per-level ones, plus counts."""
     decided_by = Counter(r.decided_by for r in records)
+    scores = benchmark_metrics(records) if benchmark_metrics else level_metrics(records, bootstrap_resamples)
     return {
-        **level_metrics(records, bootstrap_resamples),
+        **scores,
         "n_questions": len(records),
         "n_scores": len({r.score_id for r in records}),
         "n_judged": sum(r.correct is not None for r in records),
@@ -54,7 +58,9 @@ def run_metrics(records: Sequence[QuestionRecord], *, run_key: str, n_new_genera
 
 
 def summary_table(metrics: dict[str, Any]) -> str:
-    """A plain-text table: accuracy and LSR per level with their intervals."""
+    """A plain-text table: accuracy and LSR per level with their intervals (MSU-style metrics only)."""
+    if "lsr" not in metrics:
+        return "\n".join(f"{k}: {v}" for k, v in metrics.items() if not isinstance(v, dict))
     lines = [f"{'':10} {'accuracy %':>11} {'95% CI':>17}   {'LSR %':>7} {'95% CI':>17} {'scores':>6}"]
     for key in ("level_1", "level_2", "level_3", "level_4", "overall"):
         acc, (lo, hi) = metrics["accuracy"][key], metrics["accuracy_ci95"][key]

@@ -14,7 +14,7 @@ from scoreqa.data.records import BenchmarkSplit
 from scoreqa.evaluation.jsonl_store import JsonlStore
 from scoreqa.evaluation.run_key import run_key
 from scoreqa.evaluation.scoring import QuestionRecord, judge_items, parse_completions
-from scoreqa.judges.base import Judge
+from scoreqa.judge.base import Judge
 from scoreqa.prompts.builder import PromptBuilder
 
 log = logging.getLogger(__name__)

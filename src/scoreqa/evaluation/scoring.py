@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from scoreqa.backends.base import ChatRequest, Completion
 from scoreqa.data.records import BenchmarkSplit
-from scoreqa.judges.base import JudgeItem
+from scoreqa.judge.base import JudgeItem
 from scoreqa.prompts.answers import parse_numbered_answers, strip_thinking
 
 # decided_by values for questions no judge sees

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from typing import Any, Sequence
 
-from scoreqa.judges.base import Judge, JudgeItem, Verdict
+from scoreqa.judge.base import Judge, JudgeItem, Verdict
 
 _ANSWER_PREFIX = re.compile(r"^(?:the\s+)?(?:final\s+)?answer\s*(?:is)?\s*[:：]\s*", re.IGNORECASE)
 _EDGE_PUNCT = " \t\n.。,，;；:：!?\"'`*()[]"

@@ -1,0 +1,111 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for tests and benchmarks.
+
+Each POST to ``/v1/chat/completions`` is answered by ``script(request_json, n)`` (``n`` counts this
+server's requests from 0), which returns a :class:`Reply`: a normal completion, an HTTP error with
+optional ``Retry-After``, a malformed body, or a stall longer than the client's timeout. A fixed
+``latency`` (seconds) is added to every request, so throughput can be measured against it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Reply:
+    content: str | None = "ok"          # the assistant message text
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    raw_body: str | None = None          # sent verbatim instead of a JSON completion (malformed output)
+    stall_seconds: float = 0.0           # sleep before answering (longer than the client timeout = timeout)
+
+    @classmethod
+    def error(cls, status: int, retry_after: float | None = None) -> "Reply":
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+        return cls(content=None, status=status, headers=headers,
+                   raw_body=json.dumps({"error": {"message": f"scripted {status}", "type": "scripted"}}))
+
+
+Script = Callable[[dict[str, Any], int], Reply]
+
+
+def echo_last_user_message(request: dict[str, Any], n: int) -> Reply:
+    """Default script: answer with the last user message's text."""
+    content = request["messages"][-1]["content"]
+    if isinstance(content, list):
+        content = " ".join(p.get("text", "") for p in content if p.get("type") == "text")
+    return Reply(content=str(content))
+
+
+class MockOpenAIServer:
+    """``with MockOpenAIServer(script, latency=0.2) as server: OpenAI(base_url=server.base_url, api_key="x")``."""
+
+    def __init__(self, script: Script = echo_last_user_message, latency: float = 0.0) -> None:
+        self.script, self.latency = script, latency
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> "MockOpenAIServer":
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+                with owner._lock:
+                    n = len(owner.requests)
+                    owner.requests.append(body)
+                reply = owner.script(body, n)
+                time.sleep(owner.latency + reply.stall_seconds)
+                payload = reply.raw_body if reply.raw_body is not None else json.dumps(_completion(body, reply, n))
+                data = payload.encode()
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    for key, value in reply.headers.items():
+                        self.send_header(key, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
+                    pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+
+def _completion(request: dict[str, Any], reply: Reply, n: int) -> dict[str, Any]:
+    prompt_chars = sum(len(json.dumps(m.get("content", ""))) for m in request.get("messages", []))
+    return {
+        "id": f"chatcmpl-mock-{n}", "object": "chat.completion", "created": int(time.time()),
+        "model": request.get("model", "mock"),
+        "choices": [{"index": 0, "finish_reason": "stop",
+                     "message": {"role": "assistant", "content": reply.content}}],
+        "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(reply.content or "") // 4,
+                  "total_tokens": prompt_chars // 4 + len(reply.content or "") // 4},
+    }
