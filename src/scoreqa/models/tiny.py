@@ -7,6 +7,7 @@ saving and reloading) run on a CPU with no download. Built once into a folder, t
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from importlib import resources
@@ -18,6 +19,11 @@ import torch
 SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>",
                   "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
 VOCAB_SIZE = 2048
+# Bumped whenever a builder changes, so a stale cached build is rebuilt rather than silently reused.
+TINY_VERSION = 2
+MARKER = "scoreqa_tiny.json"
+# Larger than transformers' 0.02 so random models' outputs depend on their input (padding bugs show).
+INIT_RANGE = 0.1
 TOKENIZER_CORPUS_BYTES = 1_500_000
 
 
@@ -61,7 +67,7 @@ def _qwen3(tokenizer, seed: int) -> torch.nn.Module:
 
     config = Qwen3Config(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                          num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=32768,
-                         tie_word_embeddings=True, bos_token_id=None,
+                         tie_word_embeddings=True, bos_token_id=None, initializer_range=INIT_RANGE,
                          eos_token_id=tokenizer.convert_tokens_to_ids("<|im_end|>"),
                          pad_token_id=tokenizer.pad_token_id)
     torch.manual_seed(seed)
@@ -74,8 +80,14 @@ BUILDERS: dict[str, Callable] = {"qwen3": _qwen3}
 def build_tiny_model(architecture: str, out_dir: Path, seed: int = 0) -> Path:
     """Build once into ``out_dir`` (written to a temporary folder, then moved, so a crash leaves nothing half-built)."""
     out_dir = Path(out_dir)
-    if (out_dir / "config.json").exists():
+    marker = {"architecture": architecture, "version": TINY_VERSION, "seed": seed}
+    if (out_dir / MARKER).exists() and json.loads((out_dir / MARKER).read_text()) == marker:
         return out_dir
+    if (out_dir / MARKER).exists():  # an older tiny build of ours: replace it
+        shutil.rmtree(out_dir)
+    elif out_dir.exists() and any(out_dir.iterdir()):
+        raise FileExistsError(f"{out_dir} exists and is not a tiny model built by scoreqa; refusing to overwrite it. "
+                              "Point model.name_or_path elsewhere or remove model.build.")
     if architecture not in BUILDERS:
         raise ValueError(f"unknown tiny architecture {architecture!r}; known: {sorted(BUILDERS)}")
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -87,10 +99,11 @@ def build_tiny_model(architecture: str, out_dir: Path, seed: int = 0) -> Path:
                                                 for t in ("<|im_end|>", "<|endoftext|>")]
         model.generation_config.pad_token_id = tokenizer.pad_token_id
         model.save_pretrained(staging)
+        (staging / MARKER).write_text(json.dumps(marker))
         try:
             staging.rename(out_dir)
         except OSError:  # another process finished first
-            if not (out_dir / "config.json").exists():
+            if not (out_dir / MARKER).exists():
                 raise
     finally:
         shutil.rmtree(staging, ignore_errors=True)

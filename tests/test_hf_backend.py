@@ -1,0 +1,73 @@
+"""The transformers backend on the tiny Qwen3: left padding, seeding, token counts."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoreqa.backends.base import ChatRequest
+from scoreqa.backends.hf import HFBackend
+
+PROMPTS = ["What is the initial key?", "Which clef does the left hand use in the first bar of the piece?",
+           "Tempo?", "X:1\nT:Air\nM:6/8\nK:D\n|:A|dfe dcB|AFA d2:|"]
+
+
+def _requests():
+    return [ChatRequest(f"q{i}", ({"role": "user", "content": text},), (f"q{i}",)) for i, text in enumerate(PROMPTS)]
+
+
+def _backend(tiny_qwen3, batch_size, **sampling):
+    model = {"name": "tiny", "name_or_path": str(tiny_qwen3), "dtype": "float32", "enable_thinking": False}
+    return HFBackend(model, {"max_new_tokens": 12, **sampling}, batch_size=batch_size, device="cpu")
+
+
+def _texts(backend):
+    return {c.key: c.text for batch in backend.generate(_requests()) for c in batch}
+
+
+def test_left_padded_batches_give_the_same_greedy_output_as_one_by_one(tiny_qwen3):
+    batched = _texts(_backend(tiny_qwen3, 4, do_sample=False))
+    single = _texts(_backend(tiny_qwen3, 1, do_sample=False))
+    assert batched == single
+    assert len(set(batched.values())) > 1  # different prompts, different outputs
+
+
+def test_sampling_is_seeded(tiny_qwen3):
+    first = _texts(_backend(tiny_qwen3, 2, do_sample=True, seed=3))
+    assert first == _texts(_backend(tiny_qwen3, 2, do_sample=True, seed=3))
+    assert first != _texts(_backend(tiny_qwen3, 2, do_sample=True, seed=4))
+
+
+def test_token_counts_and_usage(tiny_qwen3):
+    backend = _backend(tiny_qwen3, 2, do_sample=False)
+    completions = [c for batch in backend.generate(_requests()) for c in batch]
+    tokenizer = backend.tokenizer
+    for request, completion in zip(_requests(), completions):
+        assert completion.input_tokens == len(tokenizer(backend.prompt_text(request), add_special_tokens=False).input_ids)
+        assert 1 <= completion.output_tokens <= 12
+    usage = backend.usage()
+    assert usage["requests"] == 4 and usage["output_tokens"] == sum(c.output_tokens for c in completions)
+
+
+def test_model_is_not_loaded_until_a_request_arrives(tiny_qwen3):
+    backend = _backend(tiny_qwen3, 2)
+    assert list(backend.generate([])) == []
+    assert backend._model is None
+
+
+def test_missing_adapter_config_is_reported(tiny_qwen3, tmp_path):
+    from scoreqa.models.loading import load_model
+    from scoreqa.models.spec import ModelSpec
+    import torch
+
+    spec = ModelSpec(name="tiny", name_or_path=str(tiny_qwen3), adapter=str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="adapter_config.json"):
+        load_model(spec, torch.device("cpu"))
+
+
+def test_tiny_builder_never_overwrites_a_foreign_folder(tmp_path):
+    from scoreqa.models.tiny import build_tiny_model
+
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(FileExistsError, match="not a tiny model built by scoreqa"):
+        build_tiny_model("qwen3", tmp_path)
+    assert (tmp_path / "config.json").read_text() == "{}"
