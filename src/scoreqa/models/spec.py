@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from scoreqa.fingerprint import fingerprint_file
+
 
 @dataclass(frozen=True)
 class ModelSpec:
@@ -31,5 +33,6 @@ class ModelSpec:
         return {} if self.enable_thinking is None else {"enable_thinking": bool(self.enable_thinking)}
 
     def identity(self) -> dict[str, Any]:
-        return {"model": self.name_or_path, "adapter": self.adapter, "dtype": self.dtype,
+        return {"model": self.name_or_path, "adapter": self.adapter, "adapter_sha": fingerprint_file(self.adapter),
+                "dtype": self.dtype,
                 "enable_thinking": self.enable_thinking, "build": self.build}
