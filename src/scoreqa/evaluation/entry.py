@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,12 +12,20 @@ from hydra.utils import instantiate
 from omegaconf import DictConfig, OmegaConf
 
 from scoreqa.config import redact
+from scoreqa.data.shards import shard_split
 from scoreqa.data.split import write_split
 from scoreqa.evaluation.report import run_metrics, summary_table
 from scoreqa.evaluation.runner import run_evaluation
 from scoreqa.prompts.builder import ModalitySpec, PromptBuilder
 
 log = logging.getLogger(__name__)
+
+
+def headline(metrics: dict[str, Any]) -> float | None:
+    """The one number of a run: overall accuracy (MSU-style) or the benchmark's ``overall``."""
+    accuracy = metrics.get("accuracy")
+    value = accuracy.get("overall") if isinstance(accuracy, dict) else metrics.get("overall")
+    return value if isinstance(value, (int, float)) else None
 
 
 def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
@@ -27,6 +36,7 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     ``run(cfg, run_dir) -> dict`` (a benchmark that evaluates by itself, e.g. MMLU through lm-eval).
     A backend may offer ``bind_split(split)`` (baselines that answer from the data itself).
     """
+    started = time.perf_counter()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     plain = redact(OmegaConf.to_container(cfg, resolve=True))
@@ -39,6 +49,7 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
         return metrics
     modality = ModalitySpec.from_config(cfg.modality)
     split = benchmark.load(needs=modality.inputs)
+    split = shard_split(split, **(cfg.get("shard") or {}))  # array jobs: scoreqa.data.shards
     if hasattr(benchmark, "all_score_ids"):
         write_split(run_dir / "split.json", benchmark.all_score_ids(), cfg.data.split_seed)
     if split.skipped:
@@ -52,11 +63,15 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     logger = instantiate(cfg.logger, _convert_="all")
 
     outcome = run_evaluation(split, builder, backend, judge, run_dir)
+    outcome.usage["invocation_seconds"] = round(time.perf_counter() - started, 3)  # loading + generation + judging
     metrics = run_metrics(outcome.records, run_key=outcome.run_key, n_new_generations=outcome.n_new_generations,
                           n_skipped_scores=len(split.skipped), usage=outcome.usage,
                           bootstrap_resamples=cfg.bootstrap_resamples,
                           benchmark_metrics=getattr(benchmark, "metrics", None))
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
+    # per-question records (what the report's paired tests compare); rewritten whole on every run
+    (run_dir / "records.jsonl").write_text("".join(json.dumps(r.as_dict(), ensure_ascii=False) + "\n"
+                                                 for r in outcome.records), encoding="utf-8")
     print(summary_table(metrics))
     logger.start(plain, run_dir, job_type="evaluate")
     logger.log_evaluation(metrics, [r.as_dict() for r in outcome.records])
