@@ -57,3 +57,12 @@ def tiny_qwen3(cache_dir: Path) -> Path:
     from scoreqa.models.tiny import build_tiny_model
 
     return build_tiny_model("qwen3", cache_dir / "models" / "tiny-qwen3")
+
+
+@pytest.fixture(scope="session")
+def small_corpus(cache_dir: Path) -> Path:
+    """The first 5 pieces of the public-domain corpus, built once where ``data=corpus`` looks for it."""
+    from scoreqa.corpus.build import build_corpus
+
+    build_corpus(cache_dir / "corpus", limit=5, seed=0, progress=False)
+    return cache_dir / "corpus"

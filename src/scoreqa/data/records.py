@@ -19,6 +19,7 @@ class Score:
     abc: str | None = None
     pdf_path: Path | None = None
     page_images: tuple[Path, ...] = ()
+    musicxml_path: Path | None = None  # the source, when known (the `analysis` prompt's fact sheet reads it)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,8 @@ class BenchmarkSplit:
         for score_id in sorted(self.scores):
             score = self.scores[score_id]
             digest.update(json.dumps([score.id, score.title, score.composer, score.abc,
-                                      [_file_fingerprint(p) for p in (score.pdf_path, *score.page_images) if p]],
+                                      [_file_fingerprint(p) for p in
+                                       (score.pdf_path, *score.page_images, score.musicxml_path) if p]],
                                      ensure_ascii=False).encode())
         return digest.hexdigest()[:16]
 

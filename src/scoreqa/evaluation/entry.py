@@ -33,7 +33,8 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
 
     A benchmark object provides ``load(needs) -> BenchmarkSplit`` and ``templates``; optionally
     ``metrics(records) -> dict`` (its own metrics instead of MSU's per-level ones) or
-    ``run(cfg, run_dir) -> dict`` (a benchmark that evaluates by itself, e.g. MMLU through lm-eval).
+    ``run(cfg, run_dir) -> dict`` (a benchmark that evaluates by itself, e.g. MMLU through lm-eval), or
+    ``prompt_builder(modality, mode)`` (its own request builder, e.g. few-shot prompts with images).
     A backend may offer ``bind_split(split)`` (baselines that answer from the data itself).
     """
     started = time.perf_counter()
@@ -55,7 +56,8 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     if split.skipped:
         log.warning("skipped %d score(s) lacking %s input: %s", len(split.skipped), modality.name,
                     ", ".join(s["score_id"] for s in split.skipped))
-    builder = PromptBuilder(benchmark.templates, modality, cfg.prompt.mode)
+    builder = (benchmark.prompt_builder(modality, cfg.prompt.mode) if hasattr(benchmark, "prompt_builder")
+               else PromptBuilder(benchmark.templates, modality, cfg.prompt.mode))
     backend = instantiate(cfg.backend, _convert_="all")
     if hasattr(backend, "bind_split"):
         backend.bind_split(split)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,9 @@ def judge_missing(records: list[QuestionRecord], judge: Judge, store: JsonlStore
     items = judge_items(records)
     cached = {(row["question_id"], row["fingerprint"]): row for row in store.rows()
               if row.get("judge_key") == judge_key}
-    todo = [item for item in items if (item.id, item.fingerprint()) not in cached]
+    # a judge call that failed (decided_by "...:failed": timeouts, rate limits) is asked again on the next run
+    todo = [item for item in items if (item.id, item.fingerprint()) not in cached
+            or str(cached[(item.id, item.fingerprint())].get("decided_by", "")).endswith(":failed")]
     with tqdm(total=len(todo), desc="judging", unit="answer", disable=not todo) as bar:
         for start in range(0, len(todo), batch_size):
             batch = todo[start:start + batch_size]
@@ -86,7 +89,9 @@ def run_evaluation(split: BenchmarkSplit, builder: PromptBuilder, backend: Backe
     requests = builder.requests(split)
     key = run_key({"data": {"name": split.name, "split": split.split, "version": split.version()},
                    "prompt": builder.identity(), "backend": backend.identity(), **(key_parts or {})})
+    began = time.perf_counter()
     completions, n_new = generate_missing(requests, backend, JsonlStore(run_dir / PREDICTIONS), key)
+    usage = {**backend.usage(), "wall_seconds": round(time.perf_counter() - began, 3)}  # generation, this invocation
     records = parse_completions(split, requests, completions, builder.mode)
     n_judged = judge_missing(records, judge, JsonlStore(run_dir / JUDGMENTS))
-    return RunOutcome(key, records, n_new, n_judged, backend.usage())
+    return RunOutcome(key, records, n_new, n_judged, usage)

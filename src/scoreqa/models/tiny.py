@@ -74,7 +74,39 @@ def _qwen3(tokenizer, seed: int) -> torch.nn.Module:
     return Qwen3ForCausalLM(config)
 
 
-BUILDERS: dict[str, Callable] = {"qwen3": _qwen3}
+def _qwen2_5_vl(tokenizer, seed: int) -> torch.nn.Module:
+    """Qwen2.5-VL with a 2-block vision tower and a 2-layer language model (head_dim 32 in both)."""
+    from transformers import Qwen2_5_VLConfig, Qwen2_5_VLForConditionalGeneration
+
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
+    text = dict(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=32768, bos_token_id=None,
+                eos_token_id=ids["<|im_end|>"], pad_token_id=tokenizer.pad_token_id,
+                rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [4, 6, 6]})
+    vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=64, patch_size=14,
+                  spatial_merge_size=2, temporal_patch_size=2, window_size=112, fullatt_block_indexes=[1])
+    config = Qwen2_5_VLConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
+                              video_token_id=ids["<|video_pad|>"], vision_start_token_id=ids["<|vision_start|>"],
+                              vision_end_token_id=ids["<|vision_end|>"], tie_word_embeddings=True)
+    torch.manual_seed(seed)
+    return Qwen2_5_VLForConditionalGeneration(config)
+
+
+def _qwen2_5_vl_processor(tokenizer, out_dir: Path) -> None:
+    """The PIL image processor (small pages: at most 64 visual tokens each) and the video-less processor class."""
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    from scoreqa.models.tiny_vl_processor import TinyQwen2_5_VLProcessor
+
+    TinyQwen2_5_VLProcessor.register_for_auto_class("AutoProcessor")
+    image_processor = Qwen2VLImageProcessorPil(min_pixels=56 * 56, max_pixels=64 * 28 * 28)
+    TinyQwen2_5_VLProcessor(image_processor=image_processor, tokenizer=tokenizer,
+                            chat_template=tokenizer.chat_template).save_pretrained(out_dir)
+
+
+BUILDERS: dict[str, Callable] = {"qwen3": _qwen3, "qwen2.5-vl": _qwen2_5_vl}
+# Architectures whose folder also needs a processor (AutoProcessor) beside the tokenizer.
+PROCESSORS: dict[str, Callable] = {"qwen2.5-vl": _qwen2_5_vl_processor}
 
 
 def build_tiny_model(architecture: str, out_dir: Path, seed: int = 0) -> Path:
@@ -99,6 +131,8 @@ def build_tiny_model(architecture: str, out_dir: Path, seed: int = 0) -> Path:
                                                 for t in ("<|im_end|>", "<|endoftext|>")]
         model.generation_config.pad_token_id = tokenizer.pad_token_id
         model.save_pretrained(staging)
+        if architecture in PROCESSORS:
+            PROCESSORS[architecture](tokenizer, staging)
         (staging / MARKER).write_text(json.dumps(marker))
         try:
             staging.rename(out_dir)

@@ -9,6 +9,7 @@ optional ``Retry-After``, a malformed body, or a stall longer than the client's 
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -34,6 +35,14 @@ class Reply:
 Script = Callable[[dict[str, Any], int], Reply]
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # many clients connect at once when concurrency is measured (default: 5)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):  # a killed client is no error
+            super().handle_error(request, client_address)
+
+
 def echo_last_user_message(request: dict[str, Any], n: int) -> Reply:
     """Default script: answer with the last user message's text."""
     content = request["messages"][-1]["content"]
@@ -48,6 +57,7 @@ class MockOpenAIServer:
     def __init__(self, script: Script = echo_last_user_message, latency: float = 0.0) -> None:
         self.script, self.latency = script, latency
         self.requests: list[dict[str, Any]] = []
+        self.in_flight = self.max_in_flight = 0  # requests being answered now / at most at once
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -63,6 +73,7 @@ class MockOpenAIServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms delayed-ACK stall
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -72,8 +83,14 @@ class MockOpenAIServer:
                 with owner._lock:
                     n = len(owner.requests)
                     owner.requests.append(body)
-                reply = owner.script(body, n)
-                time.sleep(owner.latency + reply.stall_seconds)
+                    owner.in_flight += 1
+                    owner.max_in_flight = max(owner.max_in_flight, owner.in_flight)
+                try:
+                    reply = owner.script(body, n)
+                    time.sleep(owner.latency + reply.stall_seconds)
+                finally:
+                    with owner._lock:
+                        owner.in_flight -= 1
                 payload = reply.raw_body if reply.raw_body is not None else json.dumps(_completion(body, reply, n))
                 data = payload.encode()
                 try:
@@ -87,7 +104,7 @@ class MockOpenAIServer:
                 except (BrokenPipeError, ConnectionResetError):  # the client timed out and left
                     pass
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _Server(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()

@@ -1,0 +1,1 @@
+"""Rule-based answers computed from the score text (see :mod:`.answerer`)."""

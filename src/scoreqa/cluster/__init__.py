@@ -1,0 +1,1 @@
+"""Cluster helpers: merging the caches of sharded array-job evaluations."""

@@ -1,0 +1,78 @@
+"""``data=corpus``: the built public-domain corpus as a benchmark with MSU-Bench's interface.
+
+Same schema and prompts as :class:`scoreqa.data.msu.MSUBench` (scores with ABC, PDF, page PNGs;
+12 questions at most, levels 1-4), plus each score's MusicXML for the ``analysis`` prompt mode.
+The corpus is built into ``root`` on first use when missing (``build_limit`` scores).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from scoreqa.corpus.build import BUILD_VERSION, DEFAULT_LIMIT, build_corpus
+from scoreqa.data.pages import sorted_pages
+from scoreqa.data.records import BenchmarkSplit, Question, Score
+from scoreqa.data.selection import select
+
+log = logging.getLogger(__name__)
+
+
+class CorpusBench:
+    """The corpus in ``root`` (``${paths.cache_dir}/corpus`` by default), built there if missing."""
+
+    def __init__(self, name: str = "corpus", root: str = ".cache/corpus", build_limit: int | None = DEFAULT_LIMIT,
+                 build_seed: int = 0, auto_build: bool = True, split: str = "test", split_seed: int = 0,
+                 limit: int | None = None, skip_missing: bool = False,
+                 templates: Mapping[str, str] | None = None) -> None:
+        self.name, self.root = name, Path(root)
+        self.build_limit, self.build_seed, self.auto_build = build_limit, build_seed, auto_build
+        self.split, self.split_seed, self.limit, self.skip_missing = split, split_seed, limit, skip_missing
+        self.templates = dict(templates or {})
+
+    def ensure_built(self) -> dict[str, Any]:
+        """The manifest of a build matching this configuration, building (or extending) it if needed."""
+        manifest_path = self.root / "manifest.json"
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else None
+        if manifest and manifest.get("version") == BUILD_VERSION and manifest.get("seed") == self.build_seed \
+                and manifest.get("limit") == self.build_limit:
+            return manifest
+        if not self.auto_build:
+            raise FileNotFoundError(
+                f"no corpus built with limit={self.build_limit}, seed={self.build_seed} in {self.root}: run "
+                f"python -m scoreqa.corpus --out {self.root} --limit {self.build_limit or 0} --seed {self.build_seed}"
+                " or set data.auto_build=true")
+        log.info("building the corpus into %s (%s scores; finished scores are reused)", self.root,
+                 self.build_limit or "all")
+        return build_corpus(self.root, limit=self.build_limit, seed=self.build_seed)
+
+    def read_all(self) -> tuple[dict[str, Score], list[Question]]:
+        self.ensure_built()
+        scores: dict[str, Score] = {}
+        for line in (self.root / "scores.jsonl").read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            folder = self.root / "scores" / record["id"]
+            scores[record["id"]] = Score(
+                id=record["id"], title=record["title"], composer=record.get("composer"),
+                abc=(folder / "score.abc").read_text(encoding="utf-8") if (folder / "score.abc").exists() else None,
+                pdf_path=folder / "score.pdf" if (folder / "score.pdf").exists() else None,
+                page_images=sorted_pages(folder),
+                musicxml_path=folder / "score.musicxml" if (folder / "score.musicxml").exists() else None)
+        questions = []
+        for line in (self.root / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            questions.append(Question(id=row["id"], score_id=row["score_id"], level=int(row["level"]),
+                                      text=row["text"], reference=row["reference"],
+                                      choices=tuple(row.get("choices") or ()), meta=row.get("meta") or {}))
+        return scores, questions
+
+    def load(self, needs: Iterable[str]) -> BenchmarkSplit:
+        scores, questions = self.read_all()
+        return select(self.name, scores, questions, split=self.split, seed=self.split_seed, limit=self.limit,
+                      needs=needs, skip_missing=self.skip_missing, source=str(self.root / "scores"))
+
+    def all_score_ids(self) -> list[str]:
+        _, questions = self.read_all()
+        return list(dict.fromkeys(q.score_id for q in questions))

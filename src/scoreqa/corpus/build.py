@@ -1,0 +1,166 @@
+"""Build the public-domain MSU-style corpus from music21's bundled scores, deterministically.
+
+    DIR/scores/<id>/score.musicxml   normalised source (what everything below was computed from)
+    DIR/scores/<id>/score.abc        bar-numbered ABC, validated through abc2xml
+    DIR/scores/<id>/score.pdf        + page-<n>.png, verovio engraving, every bar numbered
+    DIR/scores/<id>/record.json      the score's record and questions (written last: marks it done)
+    DIR/scores.jsonl, DIR/questions.jsonl, DIR/manifest.json   the corpus, in catalog order
+
+Pieces are tried in catalog order until ``limit`` have built; a piece whose ABC fails validation
+(or that cannot be converted/rendered) is skipped and listed with its reason in the manifest.
+Finished pieces are reused on the next call (a larger ``limit`` only adds pieces), so an
+interrupted build loses at most the piece it was working on.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from tqdm import tqdm
+
+from scoreqa.corpus.analysis import MIN_ALIGNMENT, alignment, read_analysis
+from scoreqa.corpus.catalog import CorpusPiece, corpus_root, pieces
+from scoreqa.corpus.facts import read_facts
+from scoreqa.corpus.metadata import piece_metadata
+from scoreqa.corpus.questions import generate
+from scoreqa.scores.mxl import normalise, parse
+from scoreqa.scores.numbering import has_pickup
+from scoreqa.scores.render import render_tree
+from scoreqa.scores.to_abc import convert_tree
+from scoreqa.scores.validate import validate
+
+# Bump when the files or questions a build writes change, so old caches are rebuilt, not reused.
+BUILD_VERSION = 1
+DEFAULT_LIMIT = 30
+log = logging.getLogger(__name__)
+
+
+class PieceFailed(RuntimeError):
+    """A piece that cannot go into the corpus; the message is the reason listed in the manifest."""
+
+
+def build_piece(piece: CorpusPiece, out_dir: Path, seed: int) -> dict[str, Any]:
+    """Convert, validate, render and question one piece into ``out_dir``; returns its record."""
+    root = normalise(parse(piece.path))
+    musicxml = out_dir / "score.musicxml"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    musicxml.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode"), encoding="utf-8")
+    meta = piece_metadata(piece, root)
+    abc = convert_tree(root, source=str(piece.path), title=meta.title, composer=meta.composer or "")
+    check = validate(abc, root)
+    if not check.ok:
+        raise PieceFailed(f"ABC round trip: {check.reason}")
+    (out_dir / "score.abc").write_text(abc.text, encoding="utf-8")
+    rendering = render_tree(root, out_dir, source=str(piece.path))
+    facts = read_facts(musicxml)
+    chords, aligned = None, None
+    if piece.analysis is not None:
+        chords = read_analysis(piece.analysis)
+        aligned = alignment(chords, facts)
+        if aligned < MIN_ALIGNMENT:
+            log.info("%s: analysis agrees with the score on %.0f%% of chord basses; no level-3 questions",
+                     piece.id, 100 * aligned)
+            chords = None
+    questions = generate(piece.id, facts, meta, pickup=has_pickup(root), chords=chords, seed=seed)
+    record = {
+        "score": {"id": piece.id, "title": meta.title, "composer": meta.composer,
+                  "collection": piece.collection, "source": str(piece.path.relative_to(corpus_root())),
+                  "analysis": piece.analysis.name if piece.analysis else None, "analysis_alignment": aligned,
+                  "pages": len(rendering.pages), "bars": len(facts.bars), "voices": len(abc.bars)},
+        "questions": [dict(asdict(q), meta=dict(q.meta), choices=list(q.choices)) for q in questions],
+        "version": BUILD_VERSION, "seed": seed,
+    }
+    _write_json(out_dir / "record.json", record)
+    return record
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """Write via a temporary file, so a killed build never leaves a half-written record."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _reusable(record_path: Path, seed: int) -> dict[str, Any] | None:
+    if not record_path.exists():
+        return None
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        return None
+    return record if record.get("version") == BUILD_VERSION and record.get("seed") == seed else None
+
+
+def build_corpus(out: Path, limit: int | None = DEFAULT_LIMIT, seed: int = 0, progress: bool = True
+                 ) -> dict[str, Any]:
+    """Build (or extend) the corpus in ``out``; returns the manifest."""
+    out = Path(out)
+    (out / "scores").mkdir(parents=True, exist_ok=True)
+    failures = _previous_failures(out, seed)
+    records: list[dict[str, Any]] = []
+    skipped: list[dict[str, str]] = []
+    catalog = pieces()
+    target = len(catalog) if limit is None else min(int(limit), len(catalog))
+    bar = tqdm(total=target, desc="corpus", unit="score", disable=not progress)
+    for piece in catalog:
+        if len(records) >= target:
+            break
+        piece_dir = out / "scores" / piece.id
+        record = _reusable(piece_dir / "record.json", seed)
+        if record is None and piece.id in failures:
+            skipped.append(failures[piece.id])
+            continue
+        if record is None:
+            bar.set_postfix_str(piece.id[:40])
+            try:
+                record = build_piece(piece, piece_dir, seed)
+            except Exception as err:  # one bad piece must not stop the build; it is listed instead
+                shutil.rmtree(piece_dir, ignore_errors=True)
+                reason = str(err) if isinstance(err, PieceFailed) else f"{type(err).__name__}: {err}"
+                skipped.append({"id": piece.id, "source": str(piece.path.relative_to(corpus_root())),
+                                "reason": reason.splitlines()[0][:500]})
+                continue
+        records.append(record)
+        bar.update(1)
+    bar.close()
+    manifest = _write_outputs(out, records, skipped, limit, seed)
+    return manifest
+
+
+def _previous_failures(out: Path, seed: int) -> dict[str, dict[str, str]]:
+    """Pieces an earlier build of this version already found unusable (not retried)."""
+    path = out / "manifest.json"
+    if not path.exists():
+        return {}
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    if manifest.get("version") != BUILD_VERSION or manifest.get("seed") != seed:
+        return {}
+    return {s["id"]: s for s in manifest.get("skipped", [])}
+
+
+def _write_outputs(out: Path, records: list[dict], skipped: list[dict], limit: int | None, seed: int) -> dict:
+    import music21
+
+    with (out / "scores.jsonl.tmp").open("w", encoding="utf-8") as scores, \
+            (out / "questions.jsonl.tmp").open("w", encoding="utf-8") as questions:
+        for record in records:
+            scores.write(json.dumps(record["score"], ensure_ascii=False) + "\n")
+            for question in record["questions"]:
+                questions.write(json.dumps(question, ensure_ascii=False) + "\n")
+    (out / "scores.jsonl.tmp").replace(out / "scores.jsonl")
+    (out / "questions.jsonl.tmp").replace(out / "questions.jsonl")
+    levels: dict[str, int] = {}
+    for record in records:
+        for question in record["questions"]:
+            levels[str(question["level"])] = levels.get(str(question["level"]), 0) + 1
+    manifest = {"version": BUILD_VERSION, "seed": seed, "limit": limit, "music21": music21.__version__,
+                "scores": len(records), "questions": sum(levels.values()), "questions_per_level": levels,
+                "score_ids": [r["score"]["id"] for r in records], "skipped": skipped}
+    _write_json(out / "manifest.json", manifest)
+    return manifest

@@ -1,0 +1,144 @@
+"""Level 3 (harmony, from human analyses only) and level 4 (what can be grounded) candidates.
+
+Not generated, because no reliable ground truth can be computed from the files: motifs (where,
+structure, rhythm, ornamentation), formal sections (exposition, recapitulation, transitions),
+accompaniment patterns, genre, chord voicing/doubling/omission, suspensions and anticipations.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import defaultdict
+
+from scoreqa.corpus.analysis import Chord, home_key
+from scoreqa.corpus.candidates import Candidate, pick, window
+from scoreqa.corpus.facts import ScoreFacts
+from scoreqa.corpus.formats import measure_span
+
+DEGREE_HINT = "(Use I, II, III, IV, V, VI, VII)"
+# Mean MIDI number of the melody -> MSU-Bench's register words (C4 = 60).
+REGISTERS = ((48, "Low register"), (60, "Middle–lower register"), (72, "Middle register"),
+             (84, "Upper–middle register"), (999, "High register"))
+# Parts attacking together on >= 75% of onsets is homophony by any definition; the converse does not
+# hold (a melody over an accompaniment is homophonic but not homorhythmic), so "polyphonic" is never
+# answered.
+HOMOPHONIC_AT = 0.75
+ENSEMBLES = {1: "Solo", 2: "Duo", 3: "Trio", 4: "Quartet", 5: "Quintet", 6: "Sextet", 7: "Septet", 8: "Octet"}
+ANALYSIS = "human Roman-numeral analysis (Riemenschneider .rntxt via music21)"
+
+
+def level3(chords: list[Chord], facts: ScoreFacts, rng: random.Random) -> list[Candidate]:
+    """Questions on bars in the home key only (a numeral means nothing without its key)."""
+    home = home_key(chords)
+    labels = facts.unique_labels()
+    by_bar: dict[str, list[Chord]] = defaultdict(list)
+    for chord in chords:
+        by_bar[chord.measure].append(chord)
+    in_home = [label for label in labels if by_bar.get(label) and all(c.key == home for c in by_bar[label])]
+    out: list[Candidate] = []
+    starts = [label for label in in_home if by_bar[label][0].beat == 1.0]
+    label = pick(rng, starts)
+    if label is not None:
+        out.append(Candidate(3, "first_chord", f"In measure {label}, what scale degree is the first chord? "
+                             f"{DEGREE_HINT}", by_bar[label][0].figure, f"{ANALYSIS}: chord on beat 1, in {home}",
+                             (label,)))
+    pairs = [(a, b) for a, b in zip(in_home, in_home[1:]) if labels.index(b) == labels.index(a) + 1
+             and len(by_bar[a]) + len(by_bar[b]) <= 6]
+    pair = pick(rng, pairs)
+    if pair is not None:
+        figures = [c.figure for c in by_bar[pair[0]] + by_bar[pair[1]]]
+        out.append(Candidate(3, "progression", f"In {measure_span(*pair)}, what is the chord progression? "
+                             f"{DEGREE_HINT}", "–".join(figures), f"{ANALYSIS}: every labelled chord, in {home}",
+                             pair))
+    span = window(rng, labels, (2, 3))
+    if span is not None:
+        first, last = labels[span[0]], labels[span[1]]
+        inside = set(labels[span[0]: span[1] + 1])
+        cadence = any(c.phrase_end and c.root_position_tonic and c.measure in inside and i > 0
+                      and chords[i - 1].root_position_dominant and chords[i - 1].key == c.key
+                      for i, c in enumerate(chords))
+        out.append(Candidate(3, "perfect_cadence", f"In {measure_span(first, last)}, is there a perfect cadence?",
+                             "Yes" if cadence else "No", f"{ANALYSIS}: a phrase ending (||) on root-position I/i "
+                             "right after root-position V or V7 of the same key", (first, last)))
+    if labels and by_bar.get(labels[0]) and by_bar[labels[0]][0].beat == 1.0:
+        first = by_bar[labels[0]][0]
+        answer = "Yes" if first.key == home and first.figure in ("I", "i", "I6", "i6", "I64", "i64") else "No"
+        out.append(Candidate(3, "begins_on_tonic", f"In measure {labels[0]}, does the music begin on the tonic "
+                             "chord of the home key?", answer, f"{ANALYSIS}: first chord of the bar is I/i (any "
+                             f"inversion) in {home}", (labels[0],)))
+    return out
+
+
+def level4(facts: ScoreFacts, rng: random.Random) -> list[Candidate]:
+    out = [Candidate(4, "medium", "What is the performance medium of the piece?", medium(facts.part_names),
+                     "number of MusicXML parts (and their names for piano solo, string quartet, SATB choir)")]
+    labels = facts.unique_labels()
+    melody = melody_by_bar(facts)
+    span = window(rng, [label for label in labels if melody.get(label)], (2, 3, 4))
+    if span is not None:
+        usable = [label for label in labels if melody.get(label)]
+        first, last = usable[span[0]], usable[span[1]]
+        pitches = [p for label in usable[span[0]: span[1] + 1] for p in melody[label]]
+        mean = sum(pitches) / len(pitches)
+        out.append(Candidate(4, "melody_register", f"In {measure_span(first, last)}, in which register is the "
+                             "melody played?", register(mean), "mean MIDI number of the top staff's highest note "
+                             "per onset; bands <48 low, <60 middle–lower, <72 middle, <84 upper–middle, else high",
+                             (first, last), {"mean_midi": round(mean, 2)}))
+    texture, share = texture_type(facts)
+    if texture:
+        out.append(Candidate(4, "texture", "What is the most frequently used texture type in the piece?", texture,
+                             f"one sounding line = monophonic; else, for parts that each play single notes, the "
+                             f"share of onsets all sounding parts attack together (>= {HOMOPHONIC_AT}: homophonic; "
+                             "otherwise not asked)", details={"shared_onsets": round(share, 3)}))
+    return out
+
+
+def medium(names: list[str]) -> str:
+    lowered = [n.lower() for n in names]
+    if len(names) == 1 and re.search(r"piano|pianoforte", lowered[0]):
+        return "Piano solo"
+    if len(names) == 4 and all(re.search(r"viol|cello", n) for n in lowered):
+        return "String quartet"
+    if len(names) == 4 and [n[:1] for n in lowered] == ["s", "a", "t", "b"]:
+        return "SATB choir"
+    return ENSEMBLES.get(len(names), "Ensemble")
+
+
+def register(mean_midi: float) -> str:
+    return next(word for bound, word in REGISTERS if mean_midi < bound)
+
+
+def melody_by_bar(facts: ScoreFacts) -> dict[str, list[float]]:
+    """The top staff's highest pitch at each onset, per bar (the melody, by the usual convention)."""
+    melody = {}
+    for bar in facts.bars:
+        onsets: dict[float, float] = {}
+        for sound in bar.pitched():
+            if sound.part == 0 and sound.quarter_length > 0:
+                onsets[sound.offset] = max(onsets.get(sound.offset, 0.0), sound.ps)
+        melody[bar.label] = [onsets[o] for o in sorted(onsets)]
+    return melody
+
+
+def texture_type(facts: ScoreFacts) -> tuple[str | None, float]:
+    """("Monophonic texture" | "Homophonic texture" | None, shared-onset share)."""
+    shared = total = 0
+    for bar in facts.bars:
+        onsets: dict[int, dict[float, int]] = defaultdict(dict)
+        for sound in bar.pitched():
+            if sound.quarter_length > 0:
+                onsets[sound.part][sound.offset] = onsets[sound.part].get(sound.offset, 0) + 1
+        if any(count > 1 for part in onsets.values() for count in part.values()):
+            return None, 0.0  # a staff with chords (keyboard writing): the measure does not apply
+        if len(onsets) < 2:
+            continue
+        times = set().union(*(set(part) for part in onsets.values()))
+        total += len(times)
+        shared += sum(all(t in part for part in onsets.values()) for t in times)
+    if facts.staff_count == 1:
+        return "Monophonic texture", 1.0
+    if total == 0:
+        return None, 0.0
+    share = shared / total
+    return ("Homophonic texture", share) if share >= HOMOPHONIC_AT else (None, share)

@@ -1,0 +1,68 @@
+"""Option extraction for multiple-choice answers that never guesses.
+
+A label is accepted only when the answer *is* that label (``B``, ``(B)``, ``B.``, ``**B**``,
+``Option B``, ``B. <option text>``), when an explicit statement names it (``Answer: B``,
+``the answer is B``) and no statement names another, or when the answer is exactly one option's
+text. Anything else returns ``None``: unparseable answers are scored wrong and counted, never
+mapped to the nearest option.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Sequence
+
+from scoreqa.prompts.answers import strip_thinking
+
+_WRAP = "*_`'\"“”‘’ \t"
+_LEAD = re.compile(r"^(?i:(?:the\s+)?(?:final\s+|correct\s+)?(?:answer|option|choice)\s*(?:is\s*)?[:：]?\s*)")
+
+
+def _norm_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).strip().strip(_WRAP).lower()
+    return re.sub(r"\s+", " ", text).rstrip(".。")
+
+
+def _label_alternation(labels: Sequence[str]) -> str:
+    return "|".join(re.escape(label) for label in sorted(labels, key=len, reverse=True))
+
+
+def _bare_label(text: str, labels: Sequence[str]) -> str | None:
+    """The label when the whole answer is a (wrapped) label, optionally followed by its option text."""
+    core = _LEAD.sub("", text.strip().strip(_WRAP)).strip().strip(_WRAP)
+    pattern = rf"[(\[]?({_label_alternation(labels)})[)\]]?(?:\s*$|\s*[.:：)]\s*.*$)"
+    match = re.match(pattern, core, re.DOTALL)
+    return match.group(1) if match else None
+
+
+def _stated_labels(text: str, labels: Sequence[str]) -> set[str]:
+    """Labels named by explicit statements such as ``Answer: B`` or ``the correct option is (B)``."""
+    alternation = _label_alternation(labels)
+    pattern = (rf"(?i:answer|option|choice)\s*(?i:is|would be|:|：)\s*[*_`(\[]*({alternation})"
+               rf"(?![A-Za-z0-9])")
+    return set(re.findall(pattern, text))
+
+
+def extract_choice(output: str | None, labels: Sequence[str], options: Sequence[str] = ()) -> str | None:
+    """The chosen label, or ``None`` when the output does not name exactly one option."""
+    if not output:
+        return None
+    text = strip_thinking(output).strip()
+    if not text:
+        return None
+    stated = _stated_labels(text, labels)
+    if len(stated) > 1:
+        return None
+    for candidate in (text, text.splitlines()[-1]):
+        label = _bare_label(candidate, labels)
+        if label is not None and label in labels and stated <= {label}:
+            return label
+    if stated:
+        return stated.pop()
+    if options:
+        wanted = _norm_text(text)
+        matches = [label for label, option in zip(labels, options) if _norm_text(str(option)) == wanted]
+        if len(matches) == 1:
+            return matches[0]
+    return None

@@ -1,0 +1,115 @@
+"""Train and validation data from any benchmark config (``.load(needs)``, ``.templates``, a ``split`` argument).
+
+The benchmark's own seeded 6:2:2 split decides which scores are train and val; the test split is
+never loaded. Scores whose longest example exceeds ``max_tokens`` are dropped from the training pool
+(train and val) before either is final, and listed in the run output.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Mapping
+
+import torch
+from hydra.utils import instantiate
+from lightning.pytorch import LightningDataModule
+from torch.utils.data import DataLoader, Dataset
+
+from scoreqa.data.records import BenchmarkSplit
+from scoreqa.prompts.builder import ModalitySpec, PromptBuilder
+from scoreqa.training.encoding import ExampleEncoder, collate
+from scoreqa.training.examples import TrainingExample, build_examples
+
+log = logging.getLogger(__name__)
+SPLITS = ("train", "val")
+
+
+@dataclass
+class TrainingData:
+    """The examples of each split and what was left out of them, for ``train_summary.json``."""
+
+    examples: dict[str, list[TrainingExample]]
+    dropped_unreferenced: dict[str, list[str]] = field(default_factory=dict)
+    dropped_too_long: list[dict[str, Any]] = field(default_factory=list)
+    skipped_missing_input: list[dict[str, str]] = field(default_factory=list)
+    all_score_ids: list[str] | None = None
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            **{f"n_{s}_examples": len(self.examples[s]) for s in SPLITS},
+            **{f"n_{s}_scores": len({e.score_id for e in self.examples[s]}) for s in SPLITS},
+            "dropped_unreferenced_questions": self.dropped_unreferenced,
+            "dropped_too_long_scores": self.dropped_too_long,
+            "skipped_missing_input_scores": self.skipped_missing_input,
+        }
+
+
+def load_split(data_config: Mapping[str, Any], split: str, needs: tuple[str, ...]) -> tuple[Any, BenchmarkSplit]:
+    """The benchmark configured by ``data_config`` with its ``split`` set to ``split``."""
+    benchmark = instantiate(data_config, split=split, _convert_="all")
+    return benchmark, benchmark.load(needs=needs)
+
+
+def prepare_training_data(data_config: Mapping[str, Any], modality: ModalitySpec, mode: str,
+                          encoder: ExampleEncoder, max_tokens: int | None) -> TrainingData:
+    """Train/val examples with prompts from the benchmark's templates, over-long scores dropped."""
+    data = TrainingData(examples={})
+    for split_name in SPLITS:
+        benchmark, split = load_split(data_config, split_name, modality.inputs)
+        builder = PromptBuilder(benchmark.templates, modality, mode)
+        examples, unreferenced = build_examples(split, builder)
+        data.dropped_unreferenced[split_name] = unreferenced
+        data.skipped_missing_input.extend({**s, "split": split_name} for s in split.skipped)
+        too_long: dict[str, int] = {}
+        if max_tokens is not None:
+            for example in examples:
+                n_tokens = encoder.count_tokens(example)
+                if n_tokens > max_tokens:
+                    too_long[example.score_id] = max(n_tokens, too_long.get(example.score_id, 0))
+        data.dropped_too_long.extend({"score_id": s, "title": split.scores[s].title, "split": split_name,
+                                      "tokens": n} for s, n in too_long.items())
+        data.examples[split_name] = [e for e in examples if e.score_id not in too_long]
+        if hasattr(benchmark, "all_score_ids"):
+            data.all_score_ids = benchmark.all_score_ids()
+    if data.dropped_too_long:
+        log.warning("dropped %d score(s) longer than training.max_tokens=%s: %s", len(data.dropped_too_long),
+                    max_tokens, ", ".join(f"{d['score_id']} ({d['tokens']} tokens, {d['split']})"
+                                          for d in data.dropped_too_long))
+    if not data.examples["train"]:
+        raise ValueError(f"no training examples left from data={data_config.get('name')} (modality "
+                         f"{modality.name}): check data.limit, data.skip_missing and training.max_tokens")
+    return data
+
+
+class EncodedExamples(Dataset):
+    """Encodes on access, so page images are read per step and never all held in memory."""
+
+    def __init__(self, examples: list[TrainingExample], encoder: ExampleEncoder) -> None:
+        self.examples, self.encoder = examples, encoder
+
+    def __len__(self) -> int:
+        return len(self.examples)
+
+    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
+        return self.encoder.encode(self.examples[index])
+
+
+class ScoreQADataModule(LightningDataModule):
+    def __init__(self, data: TrainingData, encoder: ExampleEncoder, batch_size: int = 1, num_workers: int = 0,
+                 shuffle: bool = True) -> None:
+        super().__init__()
+        self.data, self.encoder = data, encoder
+        self.batch_size, self.num_workers, self.shuffle = int(batch_size), int(num_workers), shuffle
+
+    def _loader(self, split: str, shuffle: bool) -> DataLoader:
+        return DataLoader(EncodedExamples(self.data.examples[split], self.encoder), batch_size=self.batch_size,
+                          shuffle=shuffle, num_workers=self.num_workers,
+                          collate_fn=partial(collate, pad_token_id=self.encoder.tokenizer.pad_token_id))
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader("train", self.shuffle)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader("val", False)

@@ -1,0 +1,145 @@
+"""What ``python train.py`` does with its composed config."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+from hydra.utils import instantiate
+from omegaconf import DictConfig, OmegaConf
+
+from scoreqa.config import redact
+from scoreqa.data.split import write_split
+from scoreqa.models.loading import load_text_processor
+from scoreqa.models.spec import ModelSpec
+from scoreqa.prompts.builder import ModalitySpec
+from scoreqa.training.callbacks import AdapterExport, LossCurve
+from scoreqa.training.datamodule import ScoreQADataModule, prepare_training_data
+from scoreqa.training.encoding import ExampleEncoder
+from scoreqa.training.module import LoRAFineTuner
+from scoreqa.training.wandb_resume import training_logger
+
+log = logging.getLogger(__name__)
+MONITOR = "val/loss"
+# overrides of these groups describe what was trained on, so the evaluation command repeats them
+_EVALUATION_GROUPS = ("model", "data", "modality", "prompt", "paths")
+
+
+def resume_checkpoint(resume: Any, run_dir: Path) -> str | None:
+    """``auto``: the run dir's ``last.ckpt`` if there is one; ``false``: a fresh start; else a checkpoint path."""
+    last = Path(run_dir) / "checkpoints" / "last.ckpt"
+    if resume in (False, None, "false", "never"):
+        if last.exists():
+            raise FileExistsError(f"{run_dir} already holds checkpoints of a run; pass resume=auto to continue it, "
+                                  "or hydra.run.dir=<new folder> to start another")
+        return None
+    if resume == "auto":
+        return str(last) if last.exists() else None
+    if not Path(resume).exists():
+        raise FileNotFoundError(f"resume={resume}: no such checkpoint")
+    return str(resume)
+
+
+def adapt_vision_tower(setting: Any, modality: ModalitySpec, spec: ModelSpec) -> bool:
+    """``auto``: adapt the vision tower exactly when page images are an input (the paper's pdf / pdf_abc)."""
+    if spec.kind != "vision_language":
+        return False
+    return "pages" in modality.inputs if setting == "auto" else bool(setting)
+
+
+def evaluation_overrides(choices: dict[str, str], overrides: Sequence[str]) -> list[str]:
+    """The group choices and value overrides that say what was trained, for ``evaluate.py``."""
+    picked = [f"{group}={choices[group]}" for group in ("data", "model", "modality", "prompt") if group in choices]
+    for item in overrides:
+        key = item.lstrip("+~").split("=", 1)[0]
+        if "." in key and key.split(".")[0] in _EVALUATION_GROUPS and key not in ("data.split", "model.adapter"):
+            picked.append(item)
+    return picked
+
+
+def evaluation_commands(run_dir: Path, overrides: Sequence[str]) -> list[str]:
+    """Commands that evaluate the adapter on the test split, and MMLU before and after."""
+    args = " ".join(overrides)
+    adapter = Path(run_dir).resolve() / "adapter"
+    eval_dir = Path(run_dir).resolve() / "eval"
+    model_args = " ".join(o for o in overrides if o.startswith(("model", "paths")))
+    return [
+        f"python evaluate.py {args} data.split=test model.adapter={adapter} hydra.run.dir={eval_dir}/test",
+        f"python evaluate.py data=mmlu {model_args} hydra.run.dir={eval_dir}/mmlu-base",
+        f"python evaluate.py data=mmlu {model_args} model.adapter={adapter} data.base_run={eval_dir}/mmlu-base "
+        f"hydra.run.dir={eval_dir}/mmlu-adapter",
+    ]
+
+
+def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None) -> dict[str, Any]:
+    """Fine-tune ``cfg.model`` with LoRA on the train split of ``cfg.data``; writes ``<run dir>/adapter``.
+
+    ``overrides`` (from the command line) go into the printed evaluation command.
+    """
+    import lightning.pytorch as pl
+    from lightning.pytorch.callbacks import ModelCheckpoint
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    plain = redact(OmegaConf.to_container(cfg, resolve=True))
+    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create(plain)))
+    pl.seed_everything(int(cfg.seed), workers=True)
+    if cfg.training.torch_threads:
+        torch.set_num_threads(int(cfg.training.torch_threads))
+
+    spec = ModelSpec.from_config(cfg.model)
+    modality = ModalitySpec.from_config(cfg.modality)
+    vision = spec.kind == "vision_language"
+    if "pages" in modality.inputs and not vision:
+        raise ValueError(f"modality={modality.name} shows page images, which model={spec.name} (a text model) cannot "
+                         "read: use a vision-language model such as model=qwen2.5-vl-3b")
+    encoder = ExampleEncoder(load_text_processor(spec), spec.chat_kwargs(), vision, cfg.training.end_of_turn)
+    data = prepare_training_data(cfg.data, modality, cfg.prompt.mode, encoder, cfg.training.max_tokens)
+    if data.all_score_ids is not None:
+        write_split(run_dir / "split.json", data.all_score_ids, cfg.data.split_seed)
+    datamodule = ScoreQADataModule(data, encoder, cfg.training.batch_size, cfg.training.num_workers)
+    module = LoRAFineTuner(model=OmegaConf.to_container(cfg.model, resolve=True),
+                           lora=OmegaConf.to_container(cfg.lora, resolve=True),
+                           optim=OmegaConf.to_container(cfg.optim, resolve=True),
+                           adapt_vision=adapt_vision_tower(cfg.lora.adapt_vision, modality, spec),
+                           gradient_checkpointing=bool(cfg.training.gradient_checkpointing))
+
+    has_val = bool(data.examples["val"])
+    ckpt_path = resume_checkpoint(cfg.resume, run_dir)
+    checkpoint_settings = OmegaConf.to_container(cfg.checkpoint, resolve=True)
+    if not has_val:
+        checkpoint_settings.update(save_top_k=0)
+    callbacks = [ModelCheckpoint(dirpath=run_dir / "checkpoints", monitor=MONITOR if has_val else None, mode="min",
+                                 save_last=True, **checkpoint_settings),
+                 AdapterExport(run_dir / "adapter", MONITOR), LossCurve(run_dir, MONITOR),
+                 *(instantiate(c, _convert_="partial") for c in (cfg.get("callbacks") or {}).values() if c)]
+    logger = training_logger(cfg.logger, run_dir, resuming=ckpt_path is not None, config=plain)
+    trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=logger or False, default_root_dir=str(run_dir),
+                          _convert_="partial", **({} if has_val else {"limit_val_batches": 0}))
+    if ckpt_path:
+        log.info("resuming from %s", ckpt_path)
+    trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
+
+    history = callbacks[2]
+    commands = evaluation_commands(run_dir, overrides if overrides is not None else [
+        f"model={spec.name}", f"data={cfg.data.name}", f"modality={modality.name}", f"prompt={cfg.prompt.name}"])
+    summary = {
+        **data.summary(),
+        "global_step": trainer.global_step,
+        "current_epoch": trainer.current_epoch,
+        "best_val_loss": callbacks[1].best,
+        "best_val_step": callbacks[1].best_step,
+        "first_train_loss": history.train[0][1] if history.train else None,
+        "last_train_loss": history.train[-1][1] if history.train else None,
+        "adapter": str(run_dir / "adapter"),
+        "evaluate_commands": commands,
+    }
+    if trainer.is_global_zero:
+        (run_dir / "train_summary.json").write_text(json.dumps(summary, indent=1))
+        print(f"\nadapter: {run_dir / 'adapter'}\nloss curve: {run_dir / 'loss_curve.png'}\n"
+              f"train loss {summary['first_train_loss']} -> {summary['last_train_loss']}, best val loss "
+              f"{summary['best_val_loss']}\n\nEvaluate the adapter:\n  " + "\n  ".join(commands))
+    return summary

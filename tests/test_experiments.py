@@ -1,0 +1,110 @@
+"""conf/experiment/: every file composes for every cell of its grid, with hub model ids, a backend that fits
+its models, one folder per cell, and a line in the README."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from omegaconf import OmegaConf
+
+from scoreqa.cluster.cells import sweep_cells
+
+REPO = Path(__file__).resolve().parents[1]
+EXPERIMENTS = sorted((REPO / "conf" / "experiment").glob("*.yaml"))
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+
+
+def entry_point(path: Path) -> str:
+    """The config an experiment is for, from the usage line its header shows."""
+    match = re.search(r"python (evaluate|train)\.py", path.read_text())
+    assert match, f"{path.name}: the header shows no `python evaluate.py …` / `python train.py …` usage line"
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def composed(compose):
+    """Every cell of every experiment: (experiment, cell overrides, composed config with the hydra node)."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.core.global_hydra import GlobalHydra
+
+    todo = [(path.stem, entry_point(path), cell) for path in EXPERIMENTS
+            for cell in sweep_cells([f"experiment={path.stem}"], config_name=entry_point(path))]
+    GlobalHydra.instance().clear()
+    with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
+        cells = [(name, cell, hydra_compose(config_name=config_name, overrides=cell, return_hydra_config=True))
+                 for name, config_name, cell in todo]
+    GlobalHydra.instance().clear()
+    return cells
+
+
+def job(cfg) -> dict:
+    """The job config (everything but the hydra node), resolved."""
+    return OmegaConf.to_container(OmegaConf.masked_copy(cfg, [k for k in cfg if k != "hydra"]), resolve=True)
+
+
+def test_there_is_an_experiment_per_paper_result():
+    names = {p.stem for p in EXPERIMENTS}
+    for needed in ("msu_table2_text", "msu_table2_visual", "msu_table4_title", "msu_fig5_lora_qwen3",
+                   "msu_fig5_lora_qwen25vl", "msu_fig12_single_vs_batched", "msu_table6_mmlu", "wildscore_table3",
+                   "abc_eval_table3", "boyaeval_table2"):
+        assert needed in names
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=lambda p: p.stem)
+def test_experiment_is_global_and_has_a_grid(path, composed):
+    assert path.read_text().startswith("# @package _global_\n")
+    cells = [c for name, c, _ in composed if name == path.stem]
+    assert cells and all(f"experiment={path.stem}" in c for c in cells)
+
+
+def test_every_cell_resolves_with_hub_ids_and_a_fitting_backend(composed):
+    for name, cell, cfg in composed:
+        plain = job(cfg)
+        model = plain["model"]
+        backend = plain.get("backend", {}).get("_target_", "")
+        if backend.endswith("OpenAIBackend"):
+            assert model.get("api", {}).get("key_env"), f"{name} {cell}: an API model without a key variable"
+        else:
+            assert HUB_ID.match(model["name_or_path"]), f"{name} {cell}: {model['name_or_path']} is not a hub id"
+            assert "api" not in model, f"{name} {cell}: a proprietary model on a local backend"
+        if plain["data"]["name"] == "msu" and name.startswith("msu_") and "train" not in plain.get("task_name", ""):
+            assert plain["judge"]["_target_"].endswith("EnsembleJudge"), f"{name}: MSU results use the paper's judges"
+
+
+def test_each_cell_has_its_own_folder_that_a_rerun_finds_again(composed):
+    folders: dict[str, str] = {}
+    for name, cell, cfg in composed:
+        folder = f"{OmegaConf.select(cfg, 'hydra.sweep.dir')}/{OmegaConf.select(cfg, 'hydra.sweep.subdir')}"
+        assert folder == OmegaConf.select(cfg, "hydra.run.dir"), f"{name}: one cell, two folders"
+        assert "${now:" not in str(OmegaConf.to_yaml(cfg.hydra.sweep)), f"{name}: a dated folder never resumes"
+        setting = repr({k: v for k, v in job(cfg).items() if k != "logger"})
+        assert folders.setdefault(folder, setting) == setting, f"{name} {cell}: shares {folder} with another setting"
+
+
+def test_lora_evaluations_read_the_adapters_the_training_experiments_write(composed):
+    trained = {OmegaConf.select(cfg, "hydra.run.dir") + "/adapter" for name, _, cfg in composed
+               if name.startswith("msu_fig5_lora_qwen")}
+    read = {OmegaConf.select(cfg, "model.adapter") for name, _, cfg in composed
+            if name in ("msu_fig5_lora_eval", "msu_table6_mmlu_lora")}
+    assert read and read <= trained
+
+
+def test_the_command_line_composes_an_experiment():
+    for entry, experiment in (("evaluate", "msu_fig12_single_vs_batched"), ("train", "msu_fig5_lora_qwen3")):
+        result = subprocess.run([sys.executable, f"{entry}.py", f"experiment={experiment}", "--cfg", "job"],
+                                cwd=REPO, capture_output=True, text=True, check=True)
+        cfg = OmegaConf.create(result.stdout)
+        assert cfg.modality.name == "abc" and cfg.model.name == "qwen3-4b"
+
+
+def test_readme_lists_every_experiment_with_its_paper_result():
+    readme = (REPO / "README.md").read_text()
+    for path in EXPERIMENTS:
+        line = next((l for l in readme.splitlines() if f"`{path.stem}`" in l), None)
+        assert line is not None, f"README does not list experiment {path.stem}"
+        assert re.search(r"Table \d|Figure \d|Fig\. \d", line), f"README line for {path.stem} names no table/figure"

@@ -1,0 +1,40 @@
+"""Done-when of the cluster issue: a submitit_local multirun of two tiny evaluations completes, and the report
+command turns their run dirs into a report with its plots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_submitit_local_multirun_then_report(tmp_path, cache_dir, tiny_qwen3):
+    sweep = tmp_path / "sweep"
+    subprocess.run([sys.executable, "evaluate.py", "-m", "hydra/launcher=submitit_local", "data.limit=1",
+                    "prompt=single,batched", "logger=none", "sampling.max_new_tokens=16", "bootstrap_resamples=500",
+                    f"hydra.sweep.dir={sweep}"], cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
+    runs = sorted(p.parent for p in sweep.glob("*/metrics.json"))
+    assert [p.name for p in runs] == ["0-msu-tiny-qwen3-title-single", "1-msu-tiny-qwen3-title-batched"]
+    metrics = [json.loads((p / "metrics.json").read_text()) for p in runs]
+    assert [m["n_questions"] for m in metrics] == [12, 12]
+    assert [m["n_new_generations"] for m in metrics] == [12, 1]  # one request per question / per score
+    assert list(sweep.glob(".submitit/*/*_result.pkl"))  # each cell ran as a submitit job
+
+    out = tmp_path / "report"
+    subprocess.run([sys.executable, "-m", "scoreqa.report", str(sweep), "-o", str(out), "--resamples", "1000"],
+                   cwd=REPO, check=True, capture_output=True, text=True)
+    text = (out / "report.md").read_text()
+    assert "## Single vs batched prompting" in text
+    row = next(line for line in text.splitlines()
+               if line.startswith("| tiny-qwen3 · msu/title · single | tiny-qwen3 · msu/title · batched |"))
+    assert row.split("|")[3].strip() == str(metrics[0]["n_judged"])  # paired over the same judged questions
+    for name in ("accuracy_by_level.png", "lsr.png", "single_vs_batched.png"):
+        image = np.asarray(Image.open(out / name).convert("L"), dtype=float)
+        assert image.std() > 10, name
+    assert (out / "report.html").read_text().count("<img") == 3
