@@ -67,9 +67,18 @@ def model_config(path: Path, adapter: Path | None) -> dict:
 
 @pytest.fixture(scope="module")
 def engine(tiny_qwen3: Path, adapter: Path):
+    """An in-process engine (no engine-core / worker processes: faster start); evaluate.py below uses the default
+    multiprocess engine with spawned workers."""
+    previous = os.environ.get("VLLM_ENABLE_V1_MULTIPROCESSING")
+    os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
     backend = VLLMBackend(model_config(tiny_qwen3, adapter), GREEDY, enforce_eager=True, engine_kwargs=ENGINE)
+    backend.run(())  # start it now, under this setting
     yield backend
     del backend._llm
+    if previous is None:
+        os.environ.pop("VLLM_ENABLE_V1_MULTIPROCESSING")
+    else:
+        os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = previous
 
 
 def reference_tokens(model_path: Path, adapter: Path | None, hf: HFBackend, requests) -> list[list[int]]:

@@ -147,3 +147,21 @@ def test_failed_judge_calls_are_asked_again_on_the_next_run(tmp_path: Path, monk
     with MockOpenAIServer(verdict_script) as server:
         second = main(["--input", str(pairs), "--output", str(out), *mock_overrides(server)])
     assert len(server.requests) == 6 and second["decided_by_llm"] == 2 and second["undecided"] == 0
+
+
+def test_runner_asks_failed_judge_calls_again(tmp_path: Path, monkeypatch) -> None:
+    from scoreqa.judge.chat_models import OpenAIChatModel
+    from scoreqa.judge.llm import LLMJudge
+
+    monkeypatch.setenv(KEY_ENV, "k")
+    pair = PAIRS[2]
+    store = JsonlStore(tmp_path / "judgments.jsonl")
+    for script, expected in ((lambda r, n: Reply.error(500, retry_after=0.01), "llm_ensemble:failed"),
+                             (lambda r, n: Reply("1"), "llm_ensemble:1/1")):
+        # each run parses its records afresh, as evaluation.runner does
+        records = [QuestionRecord("c", "s1", 4, pair["question"], pair["reference"], "x", pair["prediction"])]
+        with MockOpenAIServer(script) as server:
+            model = OpenAIChatModel("m", base_url=server.base_url, api_key_env=KEY_ENV, max_retries=0)
+            judge = CascadeJudge(RuleJudge(), EnsembleJudge({"m": LLMJudge(model, name="m", attempts=1)}))
+            assert judge_missing(records, judge, store) == 1
+        assert (records[0].decided_by, records[0].undecided) == (expected, expected.endswith("failed"))

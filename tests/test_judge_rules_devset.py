@@ -14,7 +14,6 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import pandas as pd
-import pytest
 
 from scoreqa.judge.rules import RuleJudge
 

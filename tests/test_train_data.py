@@ -6,6 +6,7 @@ import json
 
 import pytest
 import torch
+from hydra.utils import instantiate
 
 from scoreqa.backends.hf import HFBackend
 from scoreqa.data.msu import MSUBench
@@ -29,9 +30,16 @@ def setup(compose, tiny_qwen3, data_root):
     return cfg, encoder, backend
 
 
+_PREPARED: dict = {}
+
+
 def _data(cfg, encoder, mode="single", max_tokens=None):
-    return prepare_training_data(cfg.data, ModalitySpec.from_config(cfg.modality), mode, encoder,
-                                 max_tokens)
+    """Prepared once per (mode, limit) for the module: reading the tables dominates."""
+    key = (mode, max_tokens)
+    if key not in _PREPARED:
+        _PREPARED[key] = prepare_training_data(cfg.data, ModalitySpec.from_config(cfg.modality), mode, encoder,
+                                               max_tokens)
+    return _PREPARED[key]
 
 
 def test_msu_pool_is_the_backbone_train_val_split_without_unreferenced_questions(setup, data_root):
@@ -57,7 +65,7 @@ def test_msu_pool_is_the_backbone_train_val_split_without_unreferenced_questions
 def test_training_prompt_tokens_equal_evaluation_prompt_tokens(setup, mode):
     cfg, encoder, backend = setup
     data = _data(cfg, encoder, mode)
-    bench = MSUBench(tables_dir=cfg.data.tables_dir, split="train", limit=3)
+    bench = instantiate(cfg.data, split="train", limit=3)
     split = bench.load(["title"])
     builder = PromptBuilder(bench.templates, ModalitySpec.from_config(cfg.modality), mode)
     evaluation = {r.key: r for r in builder.requests(split)}
@@ -96,7 +104,7 @@ def test_labels_cover_exactly_the_answer_and_end_of_turn(setup):
 def test_batched_targets_number_only_referenced_questions_and_parse_back(setup):
     cfg, encoder, _ = setup
     data = _data(cfg, encoder, "batched")
-    bench = MSUBench(tables_dir=cfg.data.tables_dir, split="train")
+    bench = instantiate(cfg.data, split="train")
     by_score = bench.load(["title"]).questions_by_score()
     examples = {e.score_id: e for e in data.examples["train"]}
     assert len(examples) == 90

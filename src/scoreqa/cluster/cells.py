@@ -9,6 +9,7 @@ override of the same key replacing the grid's — using Hydra's own basic sweepe
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -31,7 +32,8 @@ def sweep_cells(overrides: Sequence[str], config_name: str = "evaluate", config_
     parsed = parser.parse_overrides(list(overrides))
     fixed = [o.input_line for o in parsed if not o.is_sweep_override()]
     GlobalHydra.instance().clear()
-    with initialize_config_dir(config_dir=str(config_dir or REPO_ROOT / "conf"), version_base="1.3"):
+    conf = config_dir or Path(os.environ.get("SCOREQA_ROOT", REPO_ROOT)) / "conf"
+    with initialize_config_dir(config_dir=str(conf), version_base="1.3"):
         cfg = compose(config_name=config_name, overrides=fixed, return_hydra_config=True)
     grid = cfg.hydra.sweeper.get("params")
     params = OmegaConf.to_container(grid, resolve=False) if grid is not None else {}

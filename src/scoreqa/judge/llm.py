@@ -4,6 +4,10 @@ Anything but a bare "1" or "0" — an explanation, an empty reply, an HTTP error
 could not get past, a timeout — is a judge failure: the call is repeated up to ``attempts`` times, then
 the item is recorded as undecided (``llm:<name>:failed``) with the reason kept in :attr:`failures`.
 A verdict is never guessed from a malformed reply.
+
+``judge/msu_binary.v1`` reconstructs the paper's Appendix H.3 prompt from its description (binary
+grading against the reference, one digit out); the published wording could not be checked, so a
+verbatim copy, once available, belongs in a new template version rather than in this file.
 """
 
 from __future__ import annotations

@@ -45,20 +45,27 @@ class AdapterExport(Callback):
 
 
 class LossCurve(Callback):
-    """Train loss per optimizer step (mean over its accumulated micro-batches) and val loss per validation,
-    written to ``loss_history.json`` and ``loss_curve.png`` after every validation and at the end."""
+    """Per optimizer step: train loss (mean over its accumulated micro-batches) and the learning rate it used;
+    val loss per validation. Written to ``loss_history.json`` and ``loss_curve.png`` after every
+    validation and at the end."""
 
     def __init__(self, run_dir: Path, monitor: str = "val/loss") -> None:
         self.run_dir, self.monitor = Path(run_dir), monitor
         self.train: list[tuple[int, float]] = []
+        self.lr: list[tuple[int, float]] = []
         self.val: list[tuple[int, float]] = []
         self._window: list[float] = []
+        self._lr = float("nan")
+
+    def on_train_batch_start(self, trainer: Trainer, pl_module: LightningModule, batch: Any, batch_idx: int) -> None:
+        self._lr = float(trainer.optimizers[0].param_groups[0]["lr"])  # the scheduler steps after the batch
 
     def on_train_batch_end(self, trainer: Trainer, pl_module: LightningModule, outputs: Any, batch: Any,
                            batch_idx: int) -> None:
         self._window.append(float(outputs["raw_loss"]))
         if trainer.global_step > (self.train[-1][0] if self.train else 0):  # an optimizer step just happened
             self.train.append((trainer.global_step, sum(self._window) / len(self._window)))
+            self.lr.append((trainer.global_step, self._lr))
             self._window = []
 
     def on_validation_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
@@ -73,28 +80,30 @@ class LossCurve(Callback):
     def write(self) -> None:
         if not self.run_dir.exists():
             return
-        (self.run_dir / "loss_history.json").write_text(json.dumps({"train": self.train, "val": self.val}))
+        (self.run_dir / "loss_history.json").write_text(json.dumps(self.state_dict()))
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        figure, axis = plt.subplots(figsize=(7, 4))
+        figure, (axis, lr_axis) = plt.subplots(2, 1, figsize=(7, 5.5), sharex=True, height_ratios=(3, 1))
         if self.train:
             axis.plot(*zip(*self.train), label="train (per optimizer step)", linewidth=1)
+            lr_axis.plot(*zip(*self.lr), color="tab:gray", linewidth=1)
         if self.val:
             axis.plot(*zip(*self.val), "o-", label="validation")
-        axis.set_xlabel("optimizer step")
         axis.set_ylabel("loss (answer tokens)")
         axis.legend()
         axis.grid(alpha=0.3)
+        lr_axis.set_xlabel("optimizer step")
+        lr_axis.set_ylabel("learning rate")
+        lr_axis.grid(alpha=0.3)
         figure.tight_layout()
         figure.savefig(self.run_dir / "loss_curve.png", dpi=120)
         plt.close(figure)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"train": self.train, "val": self.val}
+        return {"train": self.train, "lr": self.lr, "val": self.val}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.train = [tuple(x) for x in state_dict["train"]]
-        self.val = [tuple(x) for x in state_dict["val"]]
+        self.train, self.lr, self.val = ([tuple(x) for x in state_dict[k]] for k in ("train", "lr", "val"))

@@ -7,7 +7,7 @@ prediction against it: True (correct), False (incorrect) or None (undecided — 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Callable, Collection, Hashable, Mapping
+from typing import Any, Callable, Collection, Hashable
 
 
 class Rule(ABC):
@@ -55,7 +55,3 @@ def near_by_groups(groups: Collection[Collection[str]]) -> Callable[[Hashable, C
         return bool(partner.get(str(item), set()) & set(map(str, others)))
 
     return near
-
-
-def lookup(mapping: Mapping[str, str], text: str) -> str | None:
-    return mapping.get(text.lower().strip())

@@ -143,5 +143,10 @@ def decide_pitches(reference: list[Pitch], prediction: str) -> bool | None:
     """:func:`compare_pitches` on what a prediction names; 'incorrect' only if no note name went unread."""
     text = drop_parentheses(prediction)
     found = find_pitches(text) or find_pitches(prediction)
+    if all(p.octave is not None for p in reference) and any(p.octave is None for p in found):
+        spelled = [p for p in find_pitches(prediction) if p.octave is not None]
+        # 'a B-sharp (B♯3)': a bare name restated with its octave counts once, with the octave
+        if spelled and {p.loose(False) for p in find_pitches(prediction)} <= {p.loose(False) for p in spelled}:
+            found = spelled
     outcome = compare_pitches(reference, found)
     return None if outcome is False and unread_pitch_names(text if find_pitches(text) else prediction) else outcome

@@ -60,7 +60,8 @@ CHORD_MEMBERS = VocabRule(
         "none": ["no omitted notes?", "no notes? (?:is |are )?omitted", "nothing (?:is )?omitted", "none omitted",
                  "none", "no omissions?", "complete(?: chord| triad)?", "no notes? (?:is |are )?missing",
                  "no repeated notes?", "no notes? (?:is |are )?repeated", "no notes? (?:is |are )?doubled"],
-    }, filler="note notes tone tones repeated doubled doubling omitted missing chord triad of is are the all"),
+    }, filler="note notes tone tones repeated doubled doubling omitted missing chord triad of is are the all two "
+              "three four"),
     negation_ok=True,
 )
 
@@ -129,5 +130,5 @@ CLEF = VocabRule(
                 "treble+bass": ["grand staff", "great staff", "piano staff"]},
                filler="clef clefs staff staves stave changes change changed changing switches switch to from into "
                       "the in right left hand hands upper lower part voice both"),
-    near=[("c", "alto", "tenor", "soprano")],
+    near=[("c", "alto"), ("c", "tenor"), ("c", "soprano")],      # a C clef is alto or tenor; those two differ
 )

@@ -39,8 +39,8 @@ def polarity(prediction: str, question: str = "") -> bool | None:
     clause = re.split(r"[,;:(]|\s-\s|\bbut\b|\bhowever\b|\balthough\b", sentence, maxsplit=1)[0].strip().lower()
     if re.search(r"\bor\b", question, re.IGNORECASE):        # 'a suspension or anticipation' echoed back
         sentence = re.sub(r"\bor\b", " ", sentence, flags=re.IGNORECASE)
-    if HEDGE.search(sentence):
-        return None
+    if HEDGE.search(sentence) or re.search(r"\b(?:except|apart\s+from|other\s+than|besides)\b", sentence, re.I):
+        return None                            # 'No accidentals except a natural on F4' is not a plain no
     words = set(re.findall(r"[a-z']+", clause))
     starts_yes = re.match(rf"^(?:{_YES})\b", clause)
     starts_no = re.match(rf"^(?:{_NO})\b", clause) or _NEGATIVE_CLAUSE.match(clause)
