@@ -103,8 +103,8 @@ def cached_answers(predictions: Path) -> int:
 def kill_and_rerun(latency: float, data_root: Path) -> tuple[int, int, int]:
     """(cached at the kill, requests the rerun made, questions) for evaluate.py killed half-way."""
     with ServerProcess(latency) as server, tempfile.TemporaryDirectory() as run_dir:
-        command = [sys.executable, "evaluate.py", "backend=openai", "model=deepseek-v3", "data.split=all",
-                   f"backend.base_url={server.base_url}", "logger=none", "bootstrap_resamples=200",
+        command = [sys.executable, "evaluate.py", "data=msu", "data.split=all", "modality=title", "backend=openai",
+                   "model=deepseek-v3", f"backend.base_url={server.base_url}", "logger=none", "bootstrap_resamples=200",
                    f"paths.data_root={data_root}", f"hydra.run.dir={run_dir}"]
         env = {**os.environ, "DEEPSEEK_API_KEY": "mock-key", "WANDB_MODE": "disabled"}
         predictions = Path(run_dir) / "predictions.jsonl"

@@ -245,3 +245,14 @@ def test_backoff_and_retry_after_parsing():
     assert retry_after_seconds({"retry-after-ms": "1500", "Retry-After": "9"}) == 1.5
     assert retry_after_seconds({"Retry-After": "Wed, 21 Oct 2015 07:28:10 GMT"}, now=1445412480.0) == 10.0
     assert retry_after_seconds({"Retry-After": "soon"}) is None and retry_after_seconds({}) is None
+
+
+def test_closing_the_generator_early_stops_sending():
+    with MockOpenAIServer(latency=0.05) as server:
+        backend = OpenAIBackend(MODEL, PAPER, base_url=server.base_url, concurrency=2, **FAST)
+        batches = backend.generate(requests(40))
+        next(batches)
+        batches.close()  # e.g. the runner raised while caching: the background requests must stop with it
+        sent = len(server.requests)
+        time.sleep(0.3)
+        assert len(server.requests) == sent < 10

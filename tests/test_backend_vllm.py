@@ -50,7 +50,7 @@ def adapter(tiny_qwen3: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="module")
 def msu_requests(compose, data_root: Path):
     """The first test score's 12 questions one by one, and all of them in one batched request."""
-    cfg = compose("evaluate", ["data.limit=1", f"paths.data_root={data_root}"])
+    cfg = compose("evaluate", ["data=msu", "modality=title", "data.limit=1", f"paths.data_root={data_root}"])
     benchmark = instantiate(cfg.data, _convert_="all")
     split = benchmark.load(needs=("title",))
     modality = ModalitySpec.from_config(cfg.modality)
@@ -134,8 +134,9 @@ def test_seeded_sampling_does_not_depend_on_chunking(engine, msu_requests):
 def test_evaluate_py_runs_backend_vllm_with_the_adapter(tmp_path, adapter, data_root, cache_dir, msu_requests,
                                                         hf_answers):
     """The real entry point (its engine workers are spawned) caches the HF backend's answers."""
-    overrides = ["backend=vllm", f"model.adapter={adapter}", "sampling=greedy", "sampling.max_new_tokens=24",
-                 "data.limit=1", "logger=none", "bootstrap_resamples=100", "backend.enforce_eager=true",
+    overrides = ["data=msu", "modality=title", "backend=vllm", f"model.adapter={adapter}", "sampling=greedy",
+                 "sampling.max_new_tokens=24", "data.limit=1", "logger=none", "bootstrap_resamples=100",
+                 "backend.enforce_eager=true",
                  "+backend.engine_kwargs.max_model_len=2048", f"paths.data_root={data_root}",
                  f"hydra.run.dir={tmp_path}"]
     done = subprocess.run([sys.executable, "evaluate.py", *overrides], cwd=REPO, capture_output=True, text=True,

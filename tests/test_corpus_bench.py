@@ -36,6 +36,13 @@ def test_corpus_has_msu_schema_and_every_modality(small_corpus: Path):
     assert len(test.scores) == 1 and len(train.scores) == 3 and not set(test.scores) & set(train.scores)
 
 
+def test_never_builds_into_a_folder_that_is_not_a_corpus(tmp_path: Path):
+    (tmp_path / "flat").mkdir()                       # e.g. data.root left pointing at MSU-Bench
+    with pytest.raises(FileExistsError, match="refusing to build.*data=msu"):
+        CorpusBench(root=str(tmp_path), build_limit=1).load(needs=["abc"])
+    assert [p.name for p in tmp_path.iterdir()] == ["flat"]
+
+
 def test_missing_build_names_the_command(tmp_path: Path):
     bench = CorpusBench(root=str(tmp_path / "none"), build_limit=7, auto_build=False)
     with pytest.raises(FileNotFoundError, match=r"python -m scoreqa.corpus --out .*none --limit 7"):

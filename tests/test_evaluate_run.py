@@ -13,12 +13,14 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+MSU_TITLE = ["data=msu", "modality=title"]  # the real question table, no score files needed
 METRIC_KEYS = {"accuracy", "accuracy_ci95", "lsr", "lsr_ci95", "remaining_scores", "n_questions", "n_scores",
                "n_parse_failures", "n_undecided", "n_new_generations", "run_key", "judged_by", "inference"}
 
 
 def evaluate(run_dir: Path, *overrides: str, env: dict | None = None) -> dict:
-    subprocess.run([sys.executable, "evaluate.py", f"hydra.run.dir={run_dir}", *overrides], cwd=REPO, check=True,
+    subprocess.run([sys.executable, "evaluate.py", f"hydra.run.dir={run_dir}", *MSU_TITLE, *overrides], cwd=REPO,
+                   check=True,
                    capture_output=True, text=True, env={**os.environ, **(env or {})})
     return json.loads((run_dir / "metrics.json").read_text())
 
@@ -64,7 +66,7 @@ def test_other_settings_never_reuse_cached_rows(first_run):
 
 
 def test_kill_9_loses_at_most_the_batch_in_flight(tmp_path, cache_dir, tiny_qwen3):
-    overrides = ["data.limit=10", "logger=none", "backend.batch_size=2", "sampling=greedy",
+    overrides = [*MSU_TITLE, "data.limit=10", "logger=none", "backend.batch_size=2", "sampling=greedy",
                  "sampling.max_new_tokens=48", f"hydra.run.dir={tmp_path}"]
     process = subprocess.Popen([sys.executable, "evaluate.py", *overrides], cwd=REPO, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)

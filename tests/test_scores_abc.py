@@ -20,7 +20,8 @@ BWV269 = corpus_root() / "bach" / "bwv269.mxl"          # pickup, split bars 7/7
 JOPLIN = corpus_root() / "joplin" / "maple_leaf_rag.mxl"  # piano, two voices on one staff, voltas
 BAR = re.compile(r"^(\[V:(\S+)\] )?(?P<music>.*) %(?P<label>\S+)$")
 
-# A tiny two-bar score with a pickup numbered 1 (as some editors do) and a junk part name.
+# A tiny score with a pickup numbered 1 (as some editors do), a junk part name, an empty <accidental/>
+# and a lyric line named "chorus" (xml2abc crashes on the last two).
 TINY = """<?xml version="1.0" encoding="UTF-8"?>
 <score-partwise version="3.1">
   <part-list><score-part id="P1"><part-name>Flute\t\n  1</part-name></score-part></part-list>
@@ -28,7 +29,8 @@ TINY = """<?xml version="1.0" encoding="UTF-8"?>
     <measure number="1">
       <attributes><divisions>1</divisions><key><fifths>1</fifths><mode>major</mode></key>
         <time><beats>3</beats><beat-type>4</beat-type></time><clef><sign>G</sign><line>2</line></clef></attributes>
-      <note><pitch><step>D</step><octave>5</octave></pitch><duration>1</duration><type>quarter</type></note>
+      <note><pitch><step>D</step><octave>5</octave></pitch><duration>1</duration><type>quarter</type>
+        <accidental/><lyric number="chorus"><syllabic>single</syllabic><text>la</text></lyric></note>
     </measure>
     <measure number="2">
       <note><pitch><step>G</step><octave>4</octave></pitch><duration>2</duration><type>half</type></note>
@@ -115,6 +117,7 @@ def test_mxl_with_utf16_musicxml_inside_and_junk_part_name(tmp_path: Path):
     assert 'V:1 treble nm="Flute 1"' in abc.text.splitlines()
     assert abc.bars == {"1": ["0", "1", "2"]}        # the pickup numbered 1 in the file becomes 0
     assert "d2 | %0" in abc.text and "G4 ^c2 | %1" in abc.text and "d6 | %2" in abc.text
+    assert "w: la|" in abc.text
     assert validate(abc, normalise(parse(mxl))).ok
 
 

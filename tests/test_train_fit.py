@@ -19,10 +19,11 @@ from scoreqa.training.entry import train
 from scoreqa.training.module import LoRAFineTuner
 
 pytestmark = pytest.mark.slow
+MSU_TITLE = ["data=msu", "modality=title"]  # explicit: the defaults may move to another benchmark
 
 
 def _train(compose, data_root, run_dir, overrides):
-    cfg = compose("train", [f"paths.data_root={data_root}", "logger=none", *overrides])
+    cfg = compose("train", [f"paths.data_root={data_root}", *MSU_TITLE, "logger=none", *overrides])
     return cfg, train(cfg, run_dir)
 
 
@@ -75,7 +76,7 @@ def test_checkpoints_hold_the_adapter_only_and_match_the_exported_adapter(overfi
     assert state["global_step"] == summary["best_val_step"] and state["val/loss"] == summary["best_val_loss"]
     # the best checkpoint's weights, loaded into a fresh module, equal the exported PEFT adapter
     module = LoRAFineTuner(model=dict(cfg.model), lora=dict(cfg.lora), optim=dict(cfg.optim), adapt_vision=False)
-    module.configure_model()
+    module.build_model()
     module.load_state_dict(torch.load(best[0], map_location="cpu", weights_only=False)["state_dict"], strict=False)
     spec = ModelSpec.from_config({**cfg.model, "adapter": str(run_dir / "adapter")})
     exported = load_model(spec, torch.device("cpu"))
@@ -93,12 +94,11 @@ class _DropoutProbe(Callback):
     def on_fit_start(self, trainer, pl_module) -> None:
         dropout = next(m for n, m in pl_module.model.named_modules() if n.endswith("lora_dropout.default"))
         dropout.register_forward_hook(lambda module, args, out: self.seen.append(
-            ("val" if trainer.validating else "train", module.training, args[0].detach(), out.detach())))
+            ("train" if trainer.training else "val", module.training, args[0].detach(), out.detach())))
 
 
-def test_lora_dropout_is_active_during_fit_and_saved_adapter_reloads_identically(compose, data_root, tiny_qwen3,
-                                                                                  tmp_path):
-    cfg = compose("train", [f"paths.data_root={data_root}", "data.limit=1"])
+def test_lora_dropout_is_active_during_fit_and_off_in_validation(compose, data_root, tiny_qwen3):
+    cfg = compose("train", [f"paths.data_root={data_root}", *MSU_TITLE, "data.limit=1"])
     spec = ModelSpec.from_config(cfg.model)
     encoder = ExampleEncoder(load_text_processor(spec), spec.chat_kwargs(), vision=False)
     data = prepare_training_data(cfg.data, ModalitySpec.from_config(cfg.modality), "single", encoder, None)
@@ -113,29 +113,15 @@ def test_lora_dropout_is_active_during_fit_and_saved_adapter_reloads_identically
     assert train_calls and val_calls
     for training, x, y in train_calls:
         kept = y != 0
-        print("DBG", training, 1 - kept.float().mean().item(), x.shape, (x == 0).float().mean().item())
         assert training and 0.3 < 1 - kept.float().mean() < 0.7  # p = 0.5 zeroes about half
         assert torch.allclose(y[kept], 2 * x[kept])  # survivors scaled by 1 / (1 - p)
     assert all(not training and torch.equal(x, y) for training, x, y in val_calls)
-
-    module.save_adapter(tmp_path / "adapter", {"test": True})
-    reloaded = load_model(ModelSpec.from_config({**cfg.model, "adapter": str(tmp_path / "adapter")}),
-                          torch.device("cpu"))
-    batch = encoder.encode(data.examples["val"][0])
-    with torch.no_grad():
-        trained = module.model.eval()(input_ids=batch["input_ids"][None]).logits
-        again = reloaded(input_ids=batch["input_ids"][None]).logits
-        base = reloaded.get_base_model()
-        with reloaded.disable_adapter():
-            without = base(input_ids=batch["input_ids"][None]).logits
-    assert torch.equal(trained, again)
-    assert not torch.allclose(trained, without)
 
 
 def test_resume_continues_from_last_checkpoint_and_the_same_wandb_run(compose, data_root, tiny_qwen3, tmp_path,
                                                                        monkeypatch):
     monkeypatch.setenv("WANDB_MODE", "offline")
-    common = [f"paths.data_root={data_root}", "data.limit=1", "trainer.accumulate_grad_batches=1", "logger=wandb"]
+    common = [f"paths.data_root={data_root}", *MSU_TITLE, "data.limit=1", "trainer.accumulate_grad_batches=1", "logger=wandb"]
     first = train(compose("train", [*common, "trainer.max_steps=3"]), tmp_path)
     run_id = (tmp_path / "wandb_run_id").read_text()
     assert first["global_step"] == 3 and (tmp_path / "checkpoints" / "last.ckpt").exists()

@@ -161,8 +161,9 @@ class OpenAIBackend(Backend):
                              "has page images; use a text modality or a vision-language model config")
         missing = [(r.key, p) for r in with_images for p in r.images if not p.is_file()]
         if missing:
-            raise FileNotFoundError(f"page image {missing[0][1]} of request {missing[0][0]} does not exist "
-                                    f"({len(missing)} missing in all); rasterise the scores or set data.skip_missing=true")
+            key, path = missing[0]
+            raise FileNotFoundError(f"page image {path} of request {key} does not exist ({len(missing)} missing in "
+                                    "all); rasterise the scores or set data.skip_missing=true")
 
     def generate(self, requests: Sequence[ChatRequest]) -> Iterator[list[Completion]]:
         if not requests:

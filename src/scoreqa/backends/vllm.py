@@ -131,10 +131,10 @@ class VLLMBackend(Backend):
         if self.spec.kind == "vision_language":
             from PIL import Image
 
-            images = [Image.open(path).convert("RGB") for path in request.images]
-            if len(images) > self.max_images_per_prompt:
-                raise ValueError(f"request {request.key} has {len(images)} page images; raise "
+            if len(request.images) > self.max_images_per_prompt:
+                raise ValueError(f"request {request.key} has {len(request.images)} page images; raise "
                                  f"backend.max_images_per_prompt (now {self.max_images_per_prompt})")
+            images = [Image.open(path).convert("RGB") for path in request.images]
             return {"prompt": text, "multi_modal_data": {"image": images}} if images else {"prompt": text}
         return {"prompt_token_ids": self.tokenizer(text, add_special_tokens=False)["input_ids"]}
 

@@ -8,7 +8,8 @@ import logging
 import sys
 from pathlib import Path
 
-from scoreqa.corpus.build import DEFAULT_LIMIT, build_corpus
+from scoreqa.corpus import DEFAULT_LIMIT
+from scoreqa.corpus.build import build_corpus
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,12 +12,14 @@ import logging
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from scoreqa.corpus.build import BUILD_VERSION, DEFAULT_LIMIT, build_corpus
+from scoreqa.corpus import BUILD_VERSION, DEFAULT_LIMIT
 from scoreqa.data.pages import sorted_pages
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 from scoreqa.data.selection import select
 
 log = logging.getLogger(__name__)
+# what a (possibly interrupted) build leaves in its folder
+CORPUS_ENTRIES = frozenset({"scores", "fonts", "scores.jsonl", "questions.jsonl", "manifest.json"})
 
 
 class CorpusBench:
@@ -44,6 +46,17 @@ class CorpusBench:
                 f"no corpus built with limit={self.build_limit}, seed={self.build_seed} in {self.root}: run "
                 f"python -m scoreqa.corpus --out {self.root} --limit {self.build_limit or 0} --seed {self.build_seed}"
                 " or set data.auto_build=true")
+        foreign = [p.name for p in self.root.iterdir() if p.name not in CORPUS_ENTRIES
+                   and not p.name.endswith(".tmp")] if self.root.is_dir() else []
+        if manifest is None and foreign:
+            raise FileExistsError(
+                f"data.root={self.root} holds files but no corpus manifest.json: refusing to build the corpus "
+                "there. Point data.root at an empty or corpus folder, or pick the benchmark you meant (data=msu)")
+        try:
+            from scoreqa.corpus.build import build_corpus
+        except ImportError as err:
+            raise ImportError(f"building the corpus needs the `scores` extra ({err.name} is missing): "
+                              "pip install -c constraints.txt -e '.[scores]'") from err
         log.info("building the corpus into %s (%s scores; finished scores are reused)", self.root,
                  self.build_limit or "all")
         return build_corpus(self.root, limit=self.build_limit, seed=self.build_seed)

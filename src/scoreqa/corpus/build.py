@@ -20,24 +20,21 @@ import shutil
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-from xml.etree import ElementTree as ET
 
 from tqdm import tqdm
 
+from scoreqa.corpus import BUILD_VERSION, DEFAULT_LIMIT
 from scoreqa.corpus.analysis import MIN_ALIGNMENT, alignment, read_analysis
 from scoreqa.corpus.catalog import CorpusPiece, corpus_root, pieces
 from scoreqa.corpus.facts import read_facts
 from scoreqa.corpus.metadata import piece_metadata
 from scoreqa.corpus.questions import generate
-from scoreqa.scores.mxl import normalise, parse
+from scoreqa.scores.mxl import document, normalise, parse
 from scoreqa.scores.numbering import has_pickup
 from scoreqa.scores.render import render_tree
 from scoreqa.scores.to_abc import convert_tree
 from scoreqa.scores.validate import validate
 
-# Bump when the files or questions a build writes change, so old caches are rebuilt, not reused.
-BUILD_VERSION = 1
-DEFAULT_LIMIT = 30
 log = logging.getLogger(__name__)
 
 
@@ -50,14 +47,14 @@ def build_piece(piece: CorpusPiece, out_dir: Path, seed: int) -> dict[str, Any]:
     root = normalise(parse(piece.path))
     musicxml = out_dir / "score.musicxml"
     out_dir.mkdir(parents=True, exist_ok=True)
-    musicxml.write_text('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode"), encoding="utf-8")
+    musicxml.write_text(document(root), encoding="utf-8")
     meta = piece_metadata(piece, root)
     abc = convert_tree(root, source=str(piece.path), title=meta.title, composer=meta.composer or "")
     check = validate(abc, root)
     if not check.ok:
         raise PieceFailed(f"ABC round trip: {check.reason}")
     (out_dir / "score.abc").write_text(abc.text, encoding="utf-8")
-    rendering = render_tree(root, out_dir, source=str(piece.path))
+    rendering = render_tree(root, out_dir, source=str(piece.path), font_dir=out_dir.parent.parent / "fonts")
     facts = read_facts(musicxml)
     chords, aligned = None, None
     if piece.analysis is not None:

@@ -1,8 +1,9 @@
 """Which pieces of music21's bundled corpus the built corpus uses, under which ids, in which order.
 
 The order is deterministic and interleaves collections (round robin), so ``--limit 20`` gives a
-mix of composers rather than twenty Bach chorales. The 20 Riemenschneider chorales with human
-Roman-numeral analyses come first in Bach's turn: they are the only source of level-3 questions.
+mix of composers rather than twenty Bach chorales. The 19 chorales with a human Roman-numeral analysis
+(Riemenschneider numbering; the 20th analysis, BWV 41.6s, is of a version the corpus lacks) take
+a turn of their own, so every round has one: they are the only source of level-3 questions.
 Test/demo encodings (``demos``, ``theoryExercises``) are not music and are left out.
 """
 
@@ -49,16 +50,16 @@ def riemenschneider_analyses() -> dict[str, Path]:
     """BWV number (as in the chorale's file name) -> its ``riemenschneider<NNN>.rntxt`` analysis."""
     found = {}
     for path in sorted((corpus_root() / "bach" / "choraleAnalyses").glob("riemenschneider*.rntxt")):
-        match = re.search(r"^BWV:\s*([\d.]+)", path.read_text(encoding="utf-8", errors="replace"), re.MULTILINE)
-        if match:
-            found[match.group(1)] = path
+        match = re.search(r"^BWV:\s*(\S+)", path.read_text(encoding="utf-8", errors="replace"), re.MULTILINE)
+        if match:  # "248(2).12" (Christmas Oratorio part 2, no. 12) is the file bwv248.12-2.mxl
+            found[re.sub(r"^(\d+)\((\d+)\)\.(\d+)$", r"\1.\3-\2", match.group(1))] = path
     return found
 
 
 def _analysis_for(relative: Path) -> Path | None:
     if relative.parts[0] != "bach":
         return None
-    match = re.fullmatch(r"bwv([\d.]+)", relative.stem)
+    match = re.fullmatch(r"bwv([\d.]+(?:-\d+)?)", relative.stem)
     return riemenschneider_analyses().get(match.group(1)) if match else None
 
 
@@ -72,9 +73,10 @@ def pieces(root: Path | None = None) -> list[CorpusPiece]:
             continue
         piece = CorpusPiece(id=piece_id(relative), path=path, collection=relative.parts[0],
                             analysis=_analysis_for(relative))
-        groups.setdefault(piece.collection, []).append(piece)
+        group = f"{piece.collection} (analysed)" if piece.analysis else piece.collection
+        groups.setdefault(group, []).append(piece)
     for members in groups.values():
-        members.sort(key=lambda p: (p.analysis is None, p.id))
+        members.sort(key=lambda p: p.analysis.name if p.analysis else p.id)  # analyses by Riemenschneider number
     ordered: list[CorpusPiece] = []
     queues = [groups[name] for name in sorted(groups)]
     while any(queues):

@@ -69,7 +69,11 @@ class ScoreFacts:
     initial_mode: str | None                # from the file's <mode>, when it has one
     tempo_bpm: float | None
     tempo_text: str | None
-    staff_count: int                          # music21 parts: a piano's two staves count twice
+    staff_names: list[str]                    # music21 parts, top to bottom: a piano's two staves are two
+
+    @property
+    def staff_count(self) -> int:
+        return len(self.staff_names)
 
     def bar(self, label: str) -> BarFacts:
         return self.by_label()[label]
@@ -173,7 +177,7 @@ def read_facts(musicxml: Path) -> ScoreFacts:
         initial_mode=initial_mode,
         tempo_bpm=opening[0],
         tempo_text=opening[1],
-        staff_count=len(parts),
+        staff_names=[(p.partName or "").strip() for p in parts],
     )
 
 

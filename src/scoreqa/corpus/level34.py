@@ -20,10 +20,8 @@ DEGREE_HINT = "(Use I, II, III, IV, V, VI, VII)"
 # Mean MIDI number of the melody -> MSU-Bench's register words (C4 = 60).
 REGISTERS = ((48, "Low register"), (60, "Middle–lower register"), (72, "Middle register"),
              (84, "Upper–middle register"), (999, "High register"))
-# Parts attacking together on >= 75% of onsets is homophony by any definition; the converse does not
-# hold (a melody over an accompaniment is homophonic but not homorhythmic), so "polyphonic" is never
-# answered.
-HOMOPHONIC_AT = 0.75
+HOMOPHONIC_AT = 0.8  # share of (quarter-note) beats on which >= 3 of the 4 voices attack together
+MELODY_NAMES = re.compile(r"^(soprano|solo voice|voice|voce|melody|cantus|canto|superius)\b", re.IGNORECASE)
 ENSEMBLES = {1: "Solo", 2: "Duo", 3: "Trio", 4: "Quartet", 5: "Quintet", 6: "Sextet", 7: "Septet", 8: "Octet"}
 ANALYSIS = "human Roman-numeral analysis (Riemenschneider .rntxt via music21)"
 
@@ -35,6 +33,10 @@ def level3(chords: list[Chord], facts: ScoreFacts, rng: random.Random) -> list[C
     by_bar: dict[str, list[Chord]] = defaultdict(list)
     for chord in chords:
         by_bar[chord.measure].append(chord)
+    bars = facts.by_label()
+    # a bar split by a repeat ("4" + "4a") is one measure in the analysis: its chords overrun the score's bar
+    fits = {label for label in labels if all(c.offset < _length(bars[label]) for c in by_bar.get(label, []))}
+    labels = [label for label in labels if label in fits]
     in_home = [label for label in labels if by_bar.get(label) and all(c.key == home for c in by_bar[label])]
     out: list[Candidate] = []
     starts = [label for label in in_home if by_bar[label][0].beat == 1.0]
@@ -43,7 +45,7 @@ def level3(chords: list[Chord], facts: ScoreFacts, rng: random.Random) -> list[C
         out.append(Candidate(3, "first_chord", f"In measure {label}, what scale degree is the first chord? "
                              f"{DEGREE_HINT}", by_bar[label][0].figure, f"{ANALYSIS}: chord on beat 1, in {home}",
                              (label,)))
-    pairs = [(a, b) for a, b in zip(in_home, in_home[1:]) if labels.index(b) == labels.index(a) + 1
+    pairs = [(a, b) for a, b in zip(in_home, in_home[1:]) if int(b) == int(a) + 1
              and len(by_bar[a]) + len(by_bar[b]) <= 6]
     pair = pick(rng, pairs)
     if pair is not None:
@@ -52,7 +54,7 @@ def level3(chords: list[Chord], facts: ScoreFacts, rng: random.Random) -> list[C
                              f"{DEGREE_HINT}", "–".join(figures), f"{ANALYSIS}: every labelled chord, in {home}",
                              pair))
     span = window(rng, labels, (2, 3))
-    if span is not None:
+    if span is not None and int(labels[span[1]]) - int(labels[span[0]]) == span[1] - span[0]:
         first, last = labels[span[0]], labels[span[1]]
         inside = set(labels[span[0]: span[1] + 1])
         cadence = any(c.phrase_end and c.root_position_tonic and c.measure in inside and i > 0
@@ -61,36 +63,43 @@ def level3(chords: list[Chord], facts: ScoreFacts, rng: random.Random) -> list[C
         out.append(Candidate(3, "perfect_cadence", f"In {measure_span(first, last)}, is there a perfect cadence?",
                              "Yes" if cadence else "No", f"{ANALYSIS}: a phrase ending (||) on root-position I/i "
                              "right after root-position V or V7 of the same key", (first, last)))
-    if labels and by_bar.get(labels[0]) and by_bar[labels[0]][0].beat == 1.0:
-        first = by_bar[labels[0]][0]
+    if "1" in labels and by_bar.get("1") and by_bar["1"][0].beat == 1.0:
+        first = by_bar["1"][0]
         answer = "Yes" if first.key == home and first.figure in ("I", "i", "I6", "i6", "I64", "i64") else "No"
-        out.append(Candidate(3, "begins_on_tonic", f"In measure {labels[0]}, does the music begin on the tonic "
+        out.append(Candidate(3, "begins_on_tonic", "In measure 1, does the music begin on the tonic "
                              "chord of the home key?", answer, f"{ANALYSIS}: first chord of the bar is I/i (any "
-                             f"inversion) in {home}", (labels[0],)))
+                             f"inversion) in {home}", ("1",)))
     return out
+
+
+def _length(bar) -> float:
+    return max((s.offset + s.quarter_length for s in bar.sounds), default=0.0)
 
 
 def level4(facts: ScoreFacts, rng: random.Random) -> list[Candidate]:
     out = [Candidate(4, "medium", "What is the performance medium of the piece?", medium(facts.part_names),
                      "number of MusicXML parts (and their names for piano solo, string quartet, SATB choir)")]
     labels = facts.unique_labels()
-    melody = melody_by_bar(facts)
+    staff = melody_staff(facts)
+    melody = melody_by_bar(facts, staff)
     span = window(rng, [label for label in labels if melody.get(label)], (2, 3, 4))
     if span is not None:
         usable = [label for label in labels if melody.get(label)]
         first, last = usable[span[0]], usable[span[1]]
-        pitches = [p for label in usable[span[0]: span[1] + 1] for p in melody[label]]
+        order = [bar.label for bar in facts.bars]  # every bar in between, split bars ("7a") included
+        pitches = [p for label in order[order.index(first): order.index(last) + 1] for p in melody[label]]
         mean = sum(pitches) / len(pitches)
         out.append(Candidate(4, "melody_register", f"In {measure_span(first, last)}, in which register is the "
-                             "melody played?", register(mean), "mean MIDI number of the top staff's highest note "
-                             "per onset; bands <48 low, <60 middle–lower, <72 middle, <84 upper–middle, else high",
-                             (first, last), {"mean_midi": round(mean, 2)}))
+                             "melody played?", register(mean), "mean MIDI number of the melody staff's highest note "
+                             "per onset (a staff named soprano/voice/melody/cantus, else the top staff); bands <48 "
+                             "low, <60 middle–lower, <72 middle, <84 upper–middle, else high", (first, last),
+                             {"mean_midi": round(mean, 2), "melody_staff": staff}))
     texture, share = texture_type(facts)
     if texture:
         out.append(Candidate(4, "texture", "What is the most frequently used texture type in the piece?", texture,
-                             f"one sounding line = monophonic; else, for parts that each play single notes, the "
-                             f"share of onsets all sounding parts attack together (>= {HOMOPHONIC_AT}: homophonic; "
-                             "otherwise not asked)", details={"shared_onsets": round(share, 3)}))
+                             "one line without chords = monophonic; SATB staves with >= 3 voices attacking "
+                             f"together on >= {HOMOPHONIC_AT} of the beats = homophonic; otherwise not asked",
+                             details={"shared_beats": round(share, 3)}))
     return out
 
 
@@ -109,36 +118,47 @@ def register(mean_midi: float) -> str:
     return next(word for bound, word in REGISTERS if mean_midi < bound)
 
 
-def melody_by_bar(facts: ScoreFacts) -> dict[str, list[float]]:
-    """The top staff's highest pitch at each onset, per bar (the melody, by the usual convention)."""
+def melody_staff(facts: ScoreFacts) -> int:
+    """The staff carrying the melody by convention: a soprano/solo-voice line if named so, else the top staff."""
+    return next((i for i, name in enumerate(facts.staff_names) if MELODY_NAMES.match(name)), 0)
+
+
+def melody_by_bar(facts: ScoreFacts, staff: int = 0) -> dict[str, list[float]]:
+    """The highest pitch at each onset of ``staff``, per bar."""
     melody = {}
     for bar in facts.bars:
         onsets: dict[float, float] = {}
         for sound in bar.pitched():
-            if sound.part == 0 and sound.quarter_length > 0:
+            if sound.part == staff and sound.quarter_length > 0:
                 onsets[sound.offset] = max(onsets.get(sound.offset, 0.0), sound.ps)
         melody[bar.label] = [onsets[o] for o in sorted(onsets)]
     return melody
 
 
 def texture_type(facts: ScoreFacts) -> tuple[str | None, float]:
-    """("Monophonic texture" | "Homophonic texture" | None, shared-onset share)."""
+    """("Monophonic texture" | "Homophonic texture" | None, share of beats the voices attack together).
+
+    Grounded cases only: a single line with no chords is monophonic; a four-part vocal score (staves
+    Soprano, Alto, Tenor, Bass) in which at least three voices attack together on ``HOMOPHONIC_AT``
+    of the beats is homophonic (chorale/hymn style). Rhythmic independence does not prove polyphony (a
+    melody over an accompaniment is homophonic), so anything else is not asked.
+    """
+    if facts.staff_count == 1:
+        chords = any(len({s.ps for s in bar.pitched() if s.offset == sound.offset and s.quarter_length > 0}) > 1
+                     for bar in facts.bars for sound in bar.pitched())
+        return (None, 0.0) if chords else ("Monophonic texture", 1.0)
+    voices = [next((i for i, n in enumerate(facts.staff_names) if n.lower().startswith(v)), None)
+              for v in ("soprano", "alto", "tenor", "bass")]
+    if None in voices:
+        return None, 0.0
     shared = total = 0
     for bar in facts.bars:
-        onsets: dict[int, dict[float, int]] = defaultdict(dict)
+        onsets: dict[int, set[float]] = defaultdict(set)
         for sound in bar.pitched():
-            if sound.quarter_length > 0:
-                onsets[sound.part][sound.offset] = onsets[sound.part].get(sound.offset, 0) + 1
-        if any(count > 1 for part in onsets.values() for count in part.values()):
-            return None, 0.0  # a staff with chords (keyboard writing): the measure does not apply
-        if len(onsets) < 2:
-            continue
-        times = set().union(*(set(part) for part in onsets.values()))
-        total += len(times)
-        shared += sum(all(t in part for part in onsets.values()) for t in times)
-    if facts.staff_count == 1:
-        return "Monophonic texture", 1.0
-    if total == 0:
-        return None, 0.0
-    share = shared / total
+            if sound.part in voices and sound.quarter_length > 0:
+                onsets[sound.part].add(sound.offset)
+        beats = {o for attacks in onsets.values() for o in attacks if float(o).is_integer()}
+        total += len(beats)
+        shared += sum(sum(b in attacks for attacks in onsets.values()) >= 3 for b in beats)
+    share = shared / total if total else 0.0
     return ("Homophonic texture", share) if share >= HOMOPHONIC_AT else (None, share)

@@ -55,7 +55,8 @@ class MMLUBenchmark:
         from lm_eval.tasks import TaskManager
 
         run_dir = Path(run_dir)
-        files = require_files(self.root, self.subjects, ["test", "dev"] if self.num_fewshot else ["test"])
+        files = require_files(self.root, self.subjects, ["test", "dev"])  # lm-eval's template names both
+        base = self.load_base_run()  # before any model call: a mismatch must not cost an evaluation
         spec = ModelSpec.from_config(cfg.model)
         if cfg.model.get("api") or spec.kind not in ("causal_lm", "vision_language"):
             raise ValueError(f"MMLU compares the log-likelihoods of the four answers, which model={spec.name} does "
@@ -74,8 +75,8 @@ class MMLUBenchmark:
             fewshot_as_multiturn=self.apply_chat_template)
         (run_dir / "lm_eval_results.json").write_text(json.dumps(results, indent=1, default=str))
         metrics = self.metrics_from(results, spec)
-        if self.base_run is not None:
-            metrics["delta"] = self.delta(metrics)
+        if base is not None:
+            metrics["delta"] = self.delta(metrics, base)
             metrics["base_run"] = str(self.base_run)
         print(summary_table(metrics))
         logger = instantiate(cfg.logger, _convert_="all")
@@ -100,8 +101,10 @@ class MMLUBenchmark:
             "model": spec.identity(),
         }
 
-    def delta(self, metrics: dict[str, Any]) -> dict[str, float]:
-        """This run's accuracy minus the base run's, in percentage points, per category and overall."""
+    def load_base_run(self) -> dict[str, Any] | None:
+        """The base run's metrics, checked to be the same MMLU setting as this run."""
+        if self.base_run is None:
+            return None
         path = self.base_run / "metrics.json"
         if not path.exists():
             raise FileNotFoundError(f"data.base_run={self.base_run} has no metrics.json: run the base model first "
@@ -109,15 +112,20 @@ class MMLUBenchmark:
         base = json.loads(path.read_text())
         if base.get("benchmark") != "mmlu":
             raise ValueError(f"data.base_run={self.base_run} is not an MMLU run")
-        for key in ("num_fewshot", "apply_chat_template"):
-            if base.get(key) != metrics[key]:
-                raise ValueError(f"data.base_run={self.base_run} used {key}={base.get(key)}, this run "
-                                 f"{metrics[key]}: compare like with like")
-        sizes = {s: v["n"] for s, v in metrics["subjects"].items()}
-        base_sizes = {s: v["n"] for s, v in base.get("subjects", {}).items()}
-        if sizes != base_sizes:
-            raise ValueError(f"data.base_run={self.base_run} evaluated other subjects or limits; rerun it with the "
-                             "same data.subjects and data.limit")
+        mine = {"num_fewshot": self.num_fewshot, "apply_chat_template": self.apply_chat_template,
+                "subjects": sorted(self.subjects)}
+        theirs = {**base, "subjects": sorted(base.get("subjects", {}))}
+        for key, value in mine.items():
+            if theirs.get(key) != value:
+                raise ValueError(f"data.base_run={self.base_run} differs in {key} ({theirs.get(key)} there, {value} "
+                                 "here): compare like with like")
+        return base
+
+    @staticmethod
+    def delta(metrics: dict[str, Any], base: dict[str, Any]) -> dict[str, float]:
+        """This run's accuracy minus the base run's, in percentage points, per category and overall."""
+        if {s: v["n"] for s, v in metrics["subjects"].items()} != {s: v["n"] for s, v in base["subjects"].items()}:
+            raise ValueError("the base run evaluated another number of questions per subject (data.limit?)")
         return {k: round(v - base["accuracy"][k], 2) for k, v in metrics["accuracy"].items()}
 
 

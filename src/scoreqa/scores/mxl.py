@@ -1,8 +1,9 @@
 """Read any MusicXML file (``.xml``, ``.musicxml``, compressed ``.mxl``) into one clean, UTF-8 tree.
 
 Why not hand files straight to the converters: ``.mxl`` archives may hold a ``*.musicxml`` root
-file (xml2abc only looks for ``*.xml``), files come in UTF-16, and part names carry tab/newline
-junk that ends up inside ABC ``V:`` lines. Everything downstream (ABC, rendering, questions, the
+file (xml2abc only looks for ``*.xml``), files come in UTF-16, part names carry tab/newline
+junk that ends up inside ABC ``V:`` lines, lyric lines are named ("chorus") where xml2abc
+expects numbers, and some notes carry an empty ``<accidental/>``. Everything downstream (ABC, rendering, questions, the
 fact sheet) reads the normalised text written by :func:`write_normalised`, so all of them agree.
 """
 
@@ -82,14 +83,38 @@ def normalise(root: ET.Element) -> ET.Element:
         for element in root.iter(tag):
             if element.text:
                 element.text = clean_text(element.text)
+    for part in root.findall("part"):
+        _number_lyrics(part)
+        for note in part.iter("note"):  # <accidental/> with no sign is invalid and crashes xml2abc
+            for accidental in note.findall("accidental"):
+                if not (accidental.text or "").strip():
+                    note.remove(accidental)
     renumber_measures(root)
     return root
 
 
+def _number_lyrics(part: ET.Element) -> None:
+    """Lyric lines named ``chorus``/``verse1`` get integer numbers (xml2abc reads them with ``int``)."""
+    lyrics = list(part.iter("lyric"))
+    taken = {int(n) for lyric in lyrics if (n := lyric.get("number", "1")).isdigit()}
+    names: dict[str, str] = {}
+    for lyric in lyrics:
+        number = lyric.get("number", "1")
+        if not number.isdigit():
+            if number not in names:
+                names[number] = str(max(taken | {0}) + 1)
+                taken.add(int(names[number]))
+            lyric.set("number", names[number])
+
+
+def document(root: ET.Element) -> str:
+    """A tree as a MusicXML document string (declared UTF-8)."""
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+
+
 def normalised_text(path: Path) -> str:
     """The normalised MusicXML of ``path`` as a UTF-8 document string."""
-    root = normalise(parse(path))
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode")
+    return document(normalise(parse(path)))
 
 
 def write_normalised(path: Path, out_path: Path) -> Path:

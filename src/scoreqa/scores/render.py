@@ -73,7 +73,8 @@ def engrave_svg(root: ET.Element, source: str) -> list[str]:
     root = copy.deepcopy(root)
     for measure in root.iter("measure"):
         measure.attrib.pop("implicit", None)  # verovio prints no number on implicit bars
-    verovio.enableLog(verovio.LOG_ERROR)  # layout warnings (beam spans, ties) would flood a corpus build
+    if hasattr(verovio, "LOG_ERROR"):
+        verovio.enableLog(verovio.LOG_ERROR)  # layout warnings (beam spans, ties) would flood a corpus build
     toolkit = verovio.toolkit()
     toolkit.setOptions(VEROVIO_OPTIONS)
     if not toolkit.loadData(ET.tostring(root, encoding="unicode")):

@@ -13,6 +13,7 @@ output object is set per call, so conversions in one process run one at a time.
 from __future__ import annotations
 
 import contextlib
+import copy
 import io
 import re
 import threading
@@ -148,8 +149,7 @@ def convert(path: Path, *, interleaved: bool = False, title: str | None = None, 
 def convert_tree(root: ET.Element, *, source: str, interleaved: bool = False, title: str | None = None,
                  composer: str | None = None, unit: int = UNIT_DENOMINATOR) -> AbcScore:
     """As :func:`convert`, for an already normalised ``score-partwise`` tree."""
-    xml_text = ET.tostring(root, encoding="unicode")
-    header, body, voice_part, warnings = _run_xml2abc(xml_text, source, unit)
+    header, body, voice_part, warnings = _run_xml2abc(_for_xml2abc(root), source, unit)
     parts = root.findall("part")
     labels = [measure_labels_of(part) for part in parts] or [measure_labels(root)]
     blocks = _voice_blocks(body, source)
@@ -171,6 +171,17 @@ def convert_tree(root: ET.Element, *, source: str, interleaved: bool = False, ti
     lines = _ordered_header(header, title, composer)
     lines += _interleave(blocks, source) if interleaved else _sequential(blocks)
     return AbcScore(text="\n".join(lines) + "\n", voice_part=voice_part, bars=bars, warnings=warnings)
+
+
+def _for_xml2abc(root: ET.Element) -> str:
+    """The tree as text, minus metronome marks without a number (metric modulations like ♩ = ♪.):
+    ABC's ``Q:`` needs a number, and xml2abc crashes on them."""
+    root = copy.deepcopy(root)
+    for direction_type in root.iter("direction-type"):
+        for metronome in direction_type.findall("metronome"):
+            if metronome.find("per-minute") is None:
+                direction_type.remove(metronome)
+    return ET.tostring(root, encoding="unicode")
 
 
 def measure_labels_of(part: ET.Element) -> list[str]:

@@ -45,9 +45,9 @@ class AdapterExport(Callback):
 
 
 class LossCurve(Callback):
-    """Per optimizer step: train loss (mean over its accumulated micro-batches) and the learning rate it used;
-    val loss per validation. Written to ``loss_history.json`` and ``loss_curve.png`` after every
-    validation and at the end."""
+    """Per optimizer step: train loss (mean over its accumulated micro-batches; on several GPUs, rank 0's) and
+    the learning rate it used; val loss (all ranks) per validation. Rank 0 writes ``loss_history.json`` and
+    ``loss_curve.png`` after every validation and at the end."""
 
     def __init__(self, run_dir: Path, monitor: str = "val/loss") -> None:
         self.run_dir, self.monitor = Path(run_dir), monitor
@@ -72,14 +72,14 @@ class LossCurve(Callback):
         value = trainer.callback_metrics.get(self.monitor)
         if not trainer.sanity_checking and value is not None:
             self.val.append((trainer.global_step, float(value)))
-            self.write()
+            if trainer.is_global_zero:
+                self.write()
 
     def on_train_end(self, trainer: Trainer, pl_module: LightningModule) -> None:
-        self.write()
+        if trainer.is_global_zero:
+            self.write()
 
     def write(self) -> None:
-        if not self.run_dir.exists():
-            return
         (self.run_dir / "loss_history.json").write_text(json.dumps(self.state_dict()))
         import matplotlib
 

@@ -98,14 +98,16 @@ class EncodedExamples(Dataset):
 
 class ScoreQADataModule(LightningDataModule):
     def __init__(self, data: TrainingData, encoder: ExampleEncoder, batch_size: int = 1, num_workers: int = 0,
-                 shuffle: bool = True) -> None:
+                 shuffle: bool = True, seed: int = 0) -> None:
         super().__init__()
         self.data, self.encoder = data, encoder
-        self.batch_size, self.num_workers, self.shuffle = int(batch_size), int(num_workers), shuffle
+        self.batch_size, self.num_workers, self.shuffle, self.seed = int(batch_size), int(num_workers), shuffle, seed
 
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
+        # the shuffle has its own seeded generator: the order must not depend on randomness drawn elsewhere
         return DataLoader(EncodedExamples(self.data.examples[split], self.encoder), batch_size=self.batch_size,
                           shuffle=shuffle, num_workers=self.num_workers,
+                          generator=torch.Generator().manual_seed(self.seed) if shuffle else None,
                           collate_fn=partial(collate, pad_token_id=self.encoder.tokenizer.pad_token_id))
 
     def train_dataloader(self) -> DataLoader:

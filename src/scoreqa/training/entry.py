@@ -74,21 +74,42 @@ def evaluation_commands(run_dir: Path, overrides: Sequence[str]) -> list[str]:
     ]
 
 
+def build_trainer(cfg: DictConfig, run_dir: Path, has_val: bool, callbacks: list, logger: Any):
+    """``cfg.trainer`` as a Lightning Trainer, with adapter-only checkpoints in ``<run dir>/checkpoints``."""
+    from lightning.pytorch.callbacks import ModelCheckpoint
+
+    settings = OmegaConf.to_container(cfg.checkpoint, resolve=True)
+    if not has_val:
+        settings.update(save_top_k=0)  # nothing to rank by: keep last.ckpt only
+    # resume=auto looks for last.ckpt: always overwrite it, never write last-v1.ckpt beside it
+    checkpoint = ModelCheckpoint(dirpath=run_dir / "checkpoints", monitor=MONITOR if has_val else None, mode="min",
+                                 save_last=True, enable_version_counter=False, **settings)
+    extra = [instantiate(c, _convert_="partial") for c in (cfg.get("callbacks") or {}).values() if c]
+    return instantiate(cfg.trainer, callbacks=[checkpoint, *callbacks, *extra], logger=logger or False,
+                       default_root_dir=str(run_dir), _convert_="partial",
+                       **({} if has_val else {"limit_val_batches": 0}))
+
+
 def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None) -> dict[str, Any]:
     """Fine-tune ``cfg.model`` with LoRA on the train split of ``cfg.data``; writes ``<run dir>/adapter``.
 
     ``overrides`` (from the command line) go into the printed evaluation command.
     """
     import lightning.pytorch as pl
-    from lightning.pytorch.callbacks import ModelCheckpoint
+    from lightning.fabric.utilities.rank_zero import rank_zero_only
 
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    ckpt_path = resume_checkpoint(cfg.resume, run_dir)  # first: a refused fresh start must not touch the folder
     plain = redact(OmegaConf.to_container(cfg, resolve=True))
-    (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create(plain)))
+    if rank_zero_only.rank == 0:
+        (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create(plain)))
     pl.seed_everything(int(cfg.seed), workers=True)
     if cfg.training.torch_threads:
         torch.set_num_threads(int(cfg.training.torch_threads))
+    if torch.cuda.is_available() and cfg.trainer.get("accelerator") == "cpu":
+        log.warning("GPUs are available but trainer=cpu trains on the CPU: pass trainer=deepspeed_zero2 "
+                    "(the GPU default), trainer=gpu or trainer=bf16")
 
     spec = ModelSpec.from_config(cfg.model)
     modality = ModalitySpec.from_config(cfg.modality)
@@ -98,40 +119,37 @@ def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None
                          "read: use a vision-language model such as model=qwen2.5-vl-3b")
     encoder = ExampleEncoder(load_text_processor(spec), spec.chat_kwargs(), vision, cfg.training.end_of_turn)
     data = prepare_training_data(cfg.data, modality, cfg.prompt.mode, encoder, cfg.training.max_tokens)
-    if data.all_score_ids is not None:
+    if data.all_score_ids is not None and rank_zero_only.rank == 0:
         write_split(run_dir / "split.json", data.all_score_ids, cfg.data.split_seed)
-    datamodule = ScoreQADataModule(data, encoder, cfg.training.batch_size, cfg.training.num_workers)
+    datamodule = ScoreQADataModule(data, encoder, cfg.training.batch_size, cfg.training.num_workers,
+                                   seed=int(cfg.seed))
     module = LoRAFineTuner(model=OmegaConf.to_container(cfg.model, resolve=True),
                            lora=OmegaConf.to_container(cfg.lora, resolve=True),
                            optim=OmegaConf.to_container(cfg.optim, resolve=True),
                            adapt_vision=adapt_vision_tower(cfg.lora.adapt_vision, modality, spec),
-                           gradient_checkpointing=bool(cfg.training.gradient_checkpointing))
+                           gradient_checkpointing=bool(cfg.training.gradient_checkpointing), seed=int(cfg.seed))
 
     has_val = bool(data.examples["val"])
-    ckpt_path = resume_checkpoint(cfg.resume, run_dir)
-    checkpoint_settings = OmegaConf.to_container(cfg.checkpoint, resolve=True)
-    if not has_val:
-        checkpoint_settings.update(save_top_k=0)
-    callbacks = [ModelCheckpoint(dirpath=run_dir / "checkpoints", monitor=MONITOR if has_val else None, mode="min",
-                                 save_last=True, **checkpoint_settings),
-                 AdapterExport(run_dir / "adapter", MONITOR), LossCurve(run_dir, MONITOR),
-                 *(instantiate(c, _convert_="partial") for c in (cfg.get("callbacks") or {}).values() if c)]
+    export, history = AdapterExport(run_dir / "adapter", MONITOR), LossCurve(run_dir, MONITOR)
     logger = training_logger(cfg.logger, run_dir, resuming=ckpt_path is not None, config=plain)
-    trainer = instantiate(cfg.trainer, callbacks=callbacks, logger=logger or False, default_root_dir=str(run_dir),
-                          _convert_="partial", **({} if has_val else {"limit_val_batches": 0}))
+    trainer = build_trainer(cfg, run_dir, has_val, [export, history], logger)
     if ckpt_path:
         log.info("resuming from %s", ckpt_path)
-    trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
+    try:
+        trainer.fit(module, datamodule=datamodule, ckpt_path=ckpt_path)
+    finally:  # leave the process clean for the next run in it (a sweep, a test): own W&B run, no ZeRO-3 flag
+        module.release_zero3()
+        if logger is not None and trainer.is_global_zero:
+            logger.experiment.finish()
 
-    history = callbacks[2]
     commands = evaluation_commands(run_dir, overrides if overrides is not None else [
         f"model={spec.name}", f"data={cfg.data.name}", f"modality={modality.name}", f"prompt={cfg.prompt.name}"])
     summary = {
         **data.summary(),
         "global_step": trainer.global_step,
         "current_epoch": trainer.current_epoch,
-        "best_val_loss": callbacks[1].best,
-        "best_val_step": callbacks[1].best_step,
+        "best_val_loss": export.best,
+        "best_val_step": export.best_step,
         "first_train_loss": history.train[0][1] if history.train else None,
         "last_train_loss": history.train[-1][1] if history.train else None,
         "adapter": str(run_dir / "adapter"),
@@ -140,6 +158,6 @@ def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None
     if trainer.is_global_zero:
         (run_dir / "train_summary.json").write_text(json.dumps(summary, indent=1))
         print(f"\nadapter: {run_dir / 'adapter'}\nloss curve: {run_dir / 'loss_curve.png'}\n"
-              f"train loss {summary['first_train_loss']} -> {summary['last_train_loss']}, best val loss "
-              f"{summary['best_val_loss']}\n\nEvaluate the adapter:\n  " + "\n  ".join(commands))
+              f"train loss {summary['first_train_loss']} -> {summary['last_train_loss']} (first and last optimizer "
+              f"step), best val loss {summary['best_val_loss']}\n\nEvaluate the adapter:\n  " + "\n  ".join(commands))
     return summary

@@ -1,8 +1,8 @@
 """The LightningModule: a Hugging Face causal LM (or Qwen2.5-VL) wrapped with PEFT LoRA.
 
-The model is built in ``configure_model`` so that, under DeepSpeed ZeRO-3, transformers creates and
-loads it partitioned. Checkpoints keep only the trainable (LoRA) weights; the final adapter is
-written in PEFT format, which ``evaluate.py model.adapter=...`` loads.
+Under DeepSpeed ZeRO-3, transformers creates and loads the base model partitioned. Checkpoints keep
+only the trainable (LoRA) weights; the final adapter is written in PEFT format, which
+``evaluate.py model.adapter=...`` loads.
 """
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ from scoreqa.training.schedule import cosine_with_warmup
 
 class LoRAFineTuner(LightningModule):
     def __init__(self, model: Mapping[str, Any], lora: Mapping[str, Any], optim: Mapping[str, Any],
-                 adapt_vision: bool, gradient_checkpointing: bool = False) -> None:
+                 adapt_vision: bool, gradient_checkpointing: bool = False, seed: int = 0) -> None:
         super().__init__()
         self.save_hyperparameters()
         self.spec = ModelSpec.from_config(model)
         self.lora_settings, self.optim_settings = dict(lora), dict(optim)
-        self.adapt_vision, self.gradient_checkpointing = adapt_vision, gradient_checkpointing
+        self.adapt_vision, self.gradient_checkpointing, self.seed = adapt_vision, gradient_checkpointing, seed
         self.model: torch.nn.Module | None = None
         self.strict_loading = False  # checkpoints hold the adapter only; the base comes from name_or_path
         self._deepspeed_config_ref: Any = None
@@ -37,7 +37,13 @@ class LoRAFineTuner(LightningModule):
     def _zero_stage_3(self) -> bool:
         return bool(self._trainer is not None and getattr(self.trainer.strategy, "zero_stage_3", False))
 
-    def configure_model(self) -> None:
+    def setup(self, stage: str) -> None:
+        self.build_model()
+
+    def build_model(self) -> None:
+        """Base model + LoRA, once. Built in ``setup``, outside Lightning's ZeRO-3 ``zero.Init`` context: there,
+        transformers partitions the base itself (loading real weights), and PEFT then creates and initialises
+        the adapter as ordinary tensors (inside ``zero.Init``, PEFT's zero init of ``lora_B`` would be lost)."""
         if self.model is not None:
             return
         from peft import PeftModel, get_peft_model
@@ -46,8 +52,10 @@ class LoRAFineTuner(LightningModule):
         if self._zero_stage_3():
             from transformers.integrations import HfDeepSpeedConfig
 
-            # transformers creates and loads the weights partitioned while this object is alive
-            self._deepspeed_config_ref = HfDeepSpeedConfig(self.trainer.strategy.config)
+            # transformers creates and loads the weights partitioned while this object is alive; Lightning fills
+            # in the batch size later, and transformers only reads the ZeRO section
+            config = {"train_micro_batch_size_per_gpu": 1, **self.trainer.strategy.config}
+            self._deepspeed_config_ref = HfDeepSpeedConfig(config)
         device = self.trainer.strategy.root_device if self._trainer is not None else torch.device("cpu")
         model_class = AutoModelForImageTextToText if self.spec.kind == "vision_language" else AutoModelForCausalLM
         base = model_class.from_pretrained(ensure_available(self.spec), dtype=resolve_dtype(self.spec.dtype, device),
@@ -58,9 +66,24 @@ class LoRAFineTuner(LightningModule):
         if self.spec.adapter:  # continue training an adapter
             model = PeftModel.from_pretrained(base, self.spec.adapter, is_trainable=True)
         else:
+            # seeded here: the initial adapter must not depend on how much randomness building the base used
+            # (ZeRO-3 builds it partitioned and draws differently)
+            torch.manual_seed(self.seed)
             model = get_peft_model(base, lora_config(self.lora_settings, self.adapt_vision))
         check_targets(model, self.lora_settings.get("vision_tower", "visual"), self.adapt_vision)
         self.model = model.train()  # from_pretrained returns eval mode; LoRA dropout must be active while fitting
+
+    def teardown(self, stage: str) -> None:
+        self.release_zero3()
+
+    def release_zero3(self) -> None:
+        """Tell transformers ZeRO-3 is over: its flag is process-wide, and the next model this process loads
+        (an evaluation, the next run of a sweep) must load whole. Also called after a failed fit."""
+        if self._deepspeed_config_ref is not None:
+            from transformers.integrations.deepspeed import unset_hf_deepspeed_config
+
+            unset_hf_deepspeed_config()
+            self._deepspeed_config_ref = None
 
     def forward(self, batch: Mapping[str, torch.Tensor]) -> Any:
         return self.model(**batch, use_cache=False)
@@ -91,14 +114,19 @@ class LoRAFineTuner(LightningModule):
     def trainable_state_keys(self) -> set[str]:
         return {name for name, parameter in self.named_parameters() if parameter.requires_grad}
 
-    def on_save_checkpoint(self, checkpoint: dict[str, Any]) -> None:
-        """Drop the frozen base weights (DeepSpeed checkpoints exclude them through the strategy)."""
-        if "state_dict" in checkpoint:
-            keep = self.trainable_state_keys()
-            checkpoint["state_dict"] = {k: v for k, v in checkpoint["state_dict"].items() if k in keep}
+    def state_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """The trainable (LoRA) weights only: what every checkpoint keeps, Lightning's and DeepSpeed's alike
+        (DeepSpeed's own ``exclude_frozen_parameters`` misses tied aliases such as ``lm_head.weight``)."""
+        full = super().state_dict(*args, **kwargs)
+        prefix = kwargs.get("prefix", "")
+        keep = {prefix + name for name in self.trainable_state_keys()}
+        for key in [k for k in full if k not in keep]:
+            del full[key]
+        return full
 
     def save_adapter(self, out_dir: Path, info: Mapping[str, Any]) -> None:
-        """Write the adapter in PEFT format, atomically (a crash keeps the previous one).
+        """Write the adapter in PEFT format to ``<out_dir>.saving``, then swap it in: a crash never leaves a
+        half-written ``out_dir``.
 
         Every rank must call this: under ZeRO-3 the LoRA weights are gathered from all of them.
         """
