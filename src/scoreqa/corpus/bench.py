@@ -7,6 +7,7 @@ The corpus is built into ``root`` on first use when missing (``build_limit`` sco
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
 from pathlib import Path
@@ -19,7 +20,8 @@ from scoreqa.data.selection import select
 
 log = logging.getLogger(__name__)
 # what a (possibly interrupted) build leaves in its folder
-CORPUS_ENTRIES = frozenset({"scores", "fonts", "scores.jsonl", "questions.jsonl", "manifest.json"})
+LOCK = ".build.lock"
+CORPUS_ENTRIES = frozenset({"scores", "fonts", "scores.jsonl", "questions.jsonl", "manifest.json", LOCK})
 
 
 class CorpusBench:
@@ -34,12 +36,22 @@ class CorpusBench:
         self.split, self.split_seed, self.limit, self.skip_missing = split, split_seed, limit, skip_missing
         self.templates = dict(templates or {})
 
-    def ensure_built(self) -> dict[str, Any]:
-        """The manifest of a build matching this configuration, building (or extending) it if needed."""
-        manifest_path = self.root / "manifest.json"
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8")) if manifest_path.exists() else None
+    def _matching_manifest(self) -> dict[str, Any] | None:
+        path = self.root / "manifest.json"
+        manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
         if manifest and manifest.get("version") == BUILD_VERSION and manifest.get("seed") == self.build_seed \
                 and manifest.get("limit") == self.build_limit:
+            return manifest
+        return None
+
+    def ensure_built(self) -> dict[str, Any]:
+        """The manifest of a build matching this configuration, building (or extending) it if needed.
+
+        Builds hold a file lock, so several processes (training ranks, parallel evaluations) sharing
+        a cache build once and the others wait, then read.
+        """
+        manifest = self._matching_manifest()
+        if manifest is not None:
             return manifest
         if not self.auto_build:
             raise FileNotFoundError(
@@ -48,7 +60,7 @@ class CorpusBench:
                 " or set data.auto_build=true")
         foreign = [p.name for p in self.root.iterdir() if p.name not in CORPUS_ENTRIES
                    and not p.name.endswith(".tmp")] if self.root.is_dir() else []
-        if manifest is None and foreign:
+        if not (self.root / "manifest.json").exists() and foreign:
             raise FileExistsError(
                 f"data.root={self.root} holds files but no corpus manifest.json: refusing to build the corpus "
                 "there. Point data.root at an empty or corpus folder, or pick the benchmark you meant (data=msu)")
@@ -57,9 +69,15 @@ class CorpusBench:
         except ImportError as err:
             raise ImportError(f"building the corpus needs the `scores` extra ({err.name} is missing): "
                               "pip install -c constraints.txt -e '.[scores]'") from err
-        log.info("building the corpus into %s (%s scores; finished scores are reused)", self.root,
-                 self.build_limit or "all")
-        return build_corpus(self.root, limit=self.build_limit, seed=self.build_seed)
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / LOCK).open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            manifest = self._matching_manifest()  # another process may have built it while we waited
+            if manifest is None:
+                log.info("building the corpus into %s (%s scores; finished scores are reused)", self.root,
+                         self.build_limit or "all")
+                manifest = build_corpus(self.root, limit=self.build_limit, seed=self.build_seed)
+        return manifest
 
     def read_all(self) -> tuple[dict[str, Score], list[Question]]:
         self.ensure_built()
