@@ -76,6 +76,12 @@ def test_every_cell_resolves_with_hub_ids_and_a_fitting_backend(composed):
             assert plain["judge"]["_target_"].endswith("EnsembleJudge"), f"{name}: MSU results use the paper's judges"
 
 
+def test_msu_results_run_on_msu_bench_not_the_default_corpus(composed):
+    for name, _, cfg in composed:
+        if name.startswith("msu_") and "mmlu" not in name:
+            assert cfg.data.name == "msu", name
+
+
 def test_each_cell_has_its_own_folder_that_a_rerun_finds_again(composed):
     folders: dict[str, str] = {}
     for name, cell, cfg in composed:
