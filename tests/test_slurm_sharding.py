@@ -74,7 +74,7 @@ def test_merge_refuses_unfinished_or_mismatched_shards_before_writing(tmp_path):
 def test_array_tasks_then_merge_job_make_no_new_call(tmp_path, cache_dir, tiny_qwen3):
     """slurm/eval_array.sbatch for 2 shards, then slurm/eval_merge.sbatch, under simulated SLURM variables."""
     cells = tmp_path / "cells.txt"
-    cells.write_text(shlex.join(["data.limit=3", "logger=none", "sampling=greedy", "sampling.max_new_tokens=6",
+    cells.write_text(shlex.join(["data=msu", "modality=title", "data.limit=3", "logger=none", "sampling=greedy", "sampling.max_new_tokens=6",
                                  "bootstrap_resamples=200"]) + "\n")
     env = {**os.environ, "SLURM_SUBMIT_DIR": str(REPO), "SCOREQA_ARRAY_ROOT": str(tmp_path / "array"),
            "CELLS_FILE": str(cells), "NUM_SHARDS": "2", "SLURM_ARRAY_JOB_ID": "77", "ARRAY_JOB_ID": "77"}
