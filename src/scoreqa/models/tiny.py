@@ -20,7 +20,7 @@ SPECIAL_TOKENS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</t
                   "<|vision_start|>", "<|vision_end|>", "<|image_pad|>", "<|video_pad|>"]
 VOCAB_SIZE = 2048
 # Bumped whenever a builder changes, so a stale cached build is rebuilt rather than silently reused.
-TINY_VERSION = 2
+TINY_VERSION = 3
 MARKER = "scoreqa_tiny.json"
 # Larger than transformers' 0.02 so random models' outputs depend on their input (padding bugs show).
 INIT_RANGE = 0.1
@@ -82,12 +82,14 @@ def _qwen2_5_vl(tokenizer, seed: int) -> torch.nn.Module:
     text = dict(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
                 num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=32768, bos_token_id=None,
                 eos_token_id=ids["<|im_end|>"], pad_token_id=tokenizer.pad_token_id,
-                rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [4, 6, 6]})
+                rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [4, 6, 6]},
+                initializer_range=INIT_RANGE)
     vision = dict(depth=2, hidden_size=64, intermediate_size=128, num_heads=2, out_hidden_size=64, patch_size=14,
                   spatial_merge_size=2, temporal_patch_size=2, window_size=112, fullatt_block_indexes=[1])
     config = Qwen2_5_VLConfig(text_config=text, vision_config=vision, image_token_id=ids["<|image_pad|>"],
                               video_token_id=ids["<|video_pad|>"], vision_start_token_id=ids["<|vision_start|>"],
-                              vision_end_token_id=ids["<|vision_end|>"], tie_word_embeddings=True)
+                              vision_end_token_id=ids["<|vision_end|>"], tie_word_embeddings=True,
+                              initializer_range=INIT_RANGE)
     torch.manual_seed(seed)
     return Qwen2_5_VLForConditionalGeneration(config)
 
