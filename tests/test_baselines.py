@@ -150,3 +150,15 @@ def test_symbolic_msu_reads_bar_labels_octave_clefs_and_chords(question, answer)
     # bar labels (%N) number the measures; treble-8 sounds an octave below the written notes; every chord
     # note counts for pitch questions; part names are not clefs; a transposing clef's name is not guessed
     assert answer_msu(question, LABELLED_ABC) == answer
+
+
+def test_labelled_abc_finds_measures_by_label_past_lyrics_split_bars_and_free_labels():
+    """One bar per line with %N labels (scoreqa.scores' ABC): lyric lines, split bars (%2a) and non-numeric
+    MusicXML numbers (%X1) must not shift which bar 'measure N' is."""
+    from scoreqa.baselines.symbolic.msu_rules import highest
+
+    abc = "\n".join(["X:1", "T:t", "M:3/4", "L:1/8", "K:G", "V:1 treble", "V:1",
+                     "G2 | %0", "w: Aus|", "d6 | %1", "w: mei-|", "B6 | %2", "e6 | %2a", "z6 | %X1", "A6 | %3"])
+    assert highest(abc, 1) == "D5"
+    assert highest(abc, 2) == "B4"   # not E5 of the split bar's second half
+    assert highest(abc, 3) == "A4"   # not shifted by the free label X1

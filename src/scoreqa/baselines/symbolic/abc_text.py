@@ -19,7 +19,8 @@ _BARLINE = re.compile(r"(:*\[?\|+\]?:*(?:\[?\d+(?:[,-]\d+)*)?|::+|\[\d+)")
 # a note or rest: ABC accidental, letter, octave marks, text accidental (#, ##, b after a capital), length
 _TOKEN = re.compile(r"(?P<acc>\^\^|\^|__|_|=)?(?P<letter>[A-Za-z])(?P<text_acc>##?|(?<=[A-G])bb?(?![a-g]))?"
                     r"(?P<oct>[,']*)(?P<num>\d*)(?P<slashes>/*)(?P<den>\d*)")
-_LABEL = re.compile(r"^(?P<music>.*?)\s*%(?P<label>\d+)\s*$")
+# the MusicXML measure number after each bar: "7", "7a" (second half of a split bar), or a free label ("X1")
+_LABEL = re.compile(r"^(?P<music>.*?)\s*%(?P<label>[0-9A-Za-z.]+)\s*$")
 _TUPLET = re.compile(r"\((\d)(?::(\d)?)?(?::(\d))?")
 NOTE_LETTERS, REST_LETTERS = set("ABCDEFGabcdefg"), set("zx")
 DECORATION_LETTERS = set("T")  # trill shorthand, common in folk ABC
@@ -57,6 +58,7 @@ class Bar:
     invalid: list[str] = field(default_factory=list)  # letters that are neither notes, rests nor decorations
     left: str = ""  # the barline text before and after the bar
     right: str = ""
+    label: str = ""  # the ``%N`` label of labelled ABC; only an all-digit label is "measure N"
 
     def length(self) -> Fraction:
         return sum((n.length for n in self.notes), Fraction(0))
@@ -165,7 +167,7 @@ def parse_voices(abc: str) -> dict[str, Tune]:
     for voice, lines in voices.items():
         labelled = [_LABEL.match(line) for line in lines if line.strip()]
         if labelled and all(labelled):
-            bars = [_labelled_bar(int(m.group("label")), m.group("music")) for m in labelled]
+            bars = [_labelled_bar(m.group("label"), m.group("music")) for m in labelled]
             tunes[voice] = Tune(fields, bars, labelled=True)
         else:
             tunes[voice] = Tune(fields, _bars("\n".join(lines)))
@@ -187,9 +189,11 @@ def _octave_shifts(fields: list[tuple[str, str]]) -> dict[str, int]:
     return shifts
 
 
-def _labelled_bar(number: int, music: str) -> Bar:
+def _labelled_bar(label: str, music: str) -> Bar:
     pieces = _BARLINE.split(clean_body(music))
-    bar = parse_bar(number, " ".join(pieces[0::2]))
+    digits = re.match(r"\d+", label)
+    bar = parse_bar(int(digits.group()) if digits else -1, " ".join(pieces[0::2]))
+    bar.label = label
     bar.left = pieces[1] if len(pieces) > 2 and not pieces[0].strip() else ""
     bar.right = pieces[-2] if len(pieces) > 1 and not pieces[-1].strip() else ""
     return bar
@@ -200,7 +204,7 @@ def _split(abc: str) -> tuple[list[tuple[str, str]], dict[str, list[str]]]:
     voices: dict[str, list[str]] = {}
     current = "1"
     for line in abc.splitlines():
-        if line.lstrip().startswith("%"):  # comments and %% directives
+        if line.lstrip().startswith("%") or re.match(r"\s*[wW]:", line):  # comments, %% directives, lyrics
             continue
         match = _FIELD.match(line)
         if match and not line.lstrip().startswith("|"):

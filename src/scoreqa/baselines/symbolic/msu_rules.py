@@ -75,6 +75,8 @@ def _numbered_bars(abc: str) -> dict[int, list[tuple[Bar, dict[str, int]]]]:
     for tune in voices.values():
         pickup = bool(tune.bars) and meter is not None and tune.bars[0].length() * unit < meter
         for index, bar in enumerate(tune.bars):
+            if tune.labelled and not bar.label.isdigit():
+                continue  # "7a", the rest of a split measure 7, is not what "measure 7" names
             number = bar.number if tune.labelled else index if pickup else index + 1
             by_number.setdefault(number, []).append((bar, key_alter))
     return by_number
