@@ -71,6 +71,10 @@ def test_recipe_cells_can_be_narrowed_from_the_command_line():
         ["model=qwen3-4b", "modality=abc", "prompt=batched"], ["model=qwen3-4b", "modality=title", "prompt=batched"]]
 
 
+def test_the_sweep_definitions_are_in_the_checkout():
+    assert {p.stem for p in WANDB} >= {"msu_grid", "benchmarks_grid", "lora_lr_rank"}
+
+
 @pytest.mark.parametrize("path", WANDB, ids=lambda p: p.stem)
 def test_wandb_sweep_is_well_formed_and_every_value_composes(path, composer):
     sweep = yaml.safe_load(path.read_text())
