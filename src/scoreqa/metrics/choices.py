@@ -66,3 +66,17 @@ def extract_choice(output: str | None, labels: Sequence[str], options: Sequence[
         if len(matches) == 1:
             return matches[0]
     return None
+
+
+_DIGIT_EDGES = " \t\n\r`'\"“”‘’*"
+
+
+def digit_answer(output: str | None) -> list[int] | None:
+    """The digits of an answer written as concatenated digits (``"3102"``, ``"`257`."``), or ``None``
+    when the answer holds anything else (ABC-Eval's ordering and bar-number answers)."""
+    if output is None:
+        return None
+    text = strip_thinking(output).strip(_DIGIT_EDGES).rstrip(".。").strip(_DIGIT_EDGES)
+    if not re.fullmatch(r"\d+", text):
+        return None
+    return [int(c) for c in text]

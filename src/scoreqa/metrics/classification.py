@@ -9,26 +9,19 @@ An answer that is not a digit string predicts no bars (and is counted as unparse
 
 from __future__ import annotations
 
-import re
 from typing import Sequence
 
 import numpy as np
 from sklearn.metrics import f1_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from scoreqa.prompts.answers import strip_thinking
-
-_EDGES = " \t\n\r`'\"“”‘’*"
+from scoreqa.metrics.choices import digit_answer
 
 
 def parse_bar_set(output: str | None) -> set[int] | None:
     """Bar numbers of a concatenated digit answer; ``None`` when the answer is anything else."""
-    if output is None:
-        return None
-    text = strip_thinking(output).strip(_EDGES).rstrip(".。").strip(_EDGES)
-    if not re.fullmatch(r"\d+", text):
-        return None
-    return {int(c) for c in text}
+    digits = digit_answer(output)
+    return None if digits is None else set(digits)
 
 
 def bar_set(target: str) -> set[int]:

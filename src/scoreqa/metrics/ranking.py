@@ -11,14 +11,11 @@ The model answers with the 0-based indices of the shuffled bars, concatenated (`
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from scipy.stats import kendalltau
 
-from scoreqa.prompts.answers import strip_thinking
-
-_EDGES = " \t\n\r`'\"“”‘’*"
+from scoreqa.metrics.choices import digit_answer
 
 
 @dataclass(frozen=True)
@@ -31,12 +28,7 @@ class OrderScore:
 
 def parse_order(output: str | None) -> list[int] | None:
     """Digits of a concatenated index answer, or ``None`` when it contains anything else."""
-    if output is None:
-        return None
-    text = strip_thinking(output).strip(_EDGES).rstrip(".。").strip(_EDGES)
-    if not re.fullmatch(r"\d+", text):
-        return None
-    return [int(c) for c in text]
+    return digit_answer(output)
 
 
 def mapped_kendall_tau(predicted: list[int], truth: list[int]) -> float:
