@@ -30,9 +30,13 @@ def resolve_dtype(name: str, device: torch.device) -> torch.dtype:
 
 
 def ensure_available(spec: ModelSpec) -> str:
-    """Build a tiny model on first use; hub ids and existing folders pass through untouched."""
+    """Build a tiny model or export a packaged GGUF on first use; hub ids and existing folders pass through."""
     if spec.build:
         build_tiny_model(spec.build, Path(spec.name_or_path))
+    elif spec.gguf:
+        from scoreqa.models.gguf_export import GGUFSource, export_gguf
+
+        export_gguf(GGUFSource.from_config(spec.gguf), Path(spec.name_or_path))
     return spec.name_or_path
 
 
