@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from scoreqa.report.compare import Comparison
 from scoreqa.report.runs import LEVEL_KEYS, Run
 
 GROUPS = (*LEVEL_KEYS, "overall")
@@ -85,4 +86,24 @@ def paired_bars(pairs: Sequence[tuple[str, Run, Run]], names: tuple[str, str], t
     ax.set_ylim(0, 110)
     ax.set_title(title)
     ax.legend()
+    return _save(figure, path)
+
+
+def paper_bars(rows: Sequence[Comparison], title: str, path: Path) -> Path:
+    """Horizontal bars, paper beside ours for each compared cell, with whichever 95% intervals exist."""
+    figure = Figure(figsize=(8.0, max(2.5, 0.55 * len(rows) + 1.2)))
+    ax = figure.subplots()
+    y = np.arange(len(rows))
+    several = len({r.run.label for r in rows}) > 1
+    for offset, name, values, cis in (
+            (-0.2, "paper", [r.cell.value for r in rows], [r.cell.ci95 for r in rows]),
+            (0.2, "ours", [r.ours for r in rows], [r.ours_ci for r in rows])):
+        ax.barh(y + offset, values, 0.4, xerr=_errors(values, cis), capsize=3, label=name)
+    labels = [f"{r.cell.measure} · {r.cell.row}" + (" (chance)" if r.reference == "chance" else "")
+              + (f"\n{r.run.label}" if several else "") for r in rows]
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("value (table's unit)")
+    ax.set_title(title if several else f"{title}\n{rows[0].run.label}", fontsize=9)
+    ax.legend(fontsize=7)
     return _save(figure, path)
