@@ -41,6 +41,37 @@ def metric_ci(metrics: Mapping[str, Any], path: str) -> tuple[float, float] | No
     return None
 
 
+def answers_parsed(metrics: Mapping[str, Any], path: str) -> tuple[int, int] | None:
+    """(answers parsed, answers) behind a metric: the closest block on its path that counts both (ABC-Eval keeps
+    them per subtask in ``subtask_details``), else the run's totals; None when the run counts neither."""
+    parts = path.split(".")
+    blocks: list[Any] = [metrics]
+    details = metrics.get("subtask_details", {})
+    if parts[0] == "subtasks" and len(parts) == 2:
+        blocks.append(details.get(parts[1]))
+    elif parts[0] == "categories" and len(parts) == 2:
+        members = [d for d in details.values() if d.get("category") == parts[1]]
+        blocks.append({"n": sum(d["n"] for d in members), "n_unparseable": sum(d["n_unparseable"] for d in members)}
+                      if members else None)
+    else:
+        node: Any = metrics
+        for part in parts[:-1]:
+            node = node.get(part) if isinstance(node, Mapping) else None
+            blocks.append(node)
+    for block in reversed(blocks):
+        if isinstance(block, Mapping) and isinstance(block.get("n"), int) and isinstance(block.get("n_unparseable"), int):
+            return block["n"] - block["n_unparseable"], block["n"]
+    if isinstance(metrics.get("n_questions"), int) and isinstance(metrics.get("n_parse_failures"), int):
+        return metrics["n_questions"] - metrics["n_parse_failures"], metrics["n_questions"]
+    return None
+
+
+def paper_label(cell: PaperCell) -> str:
+    """The paper's model as printed, with its row block when the block is a setting (Textual QA / Visual QA)."""
+    block = cell.group and cell.model_label == cell.row and cell.row != "chance"
+    return f"{cell.group} · {cell.model_label}" if block else cell.model_label
+
+
 def run_settings(run: Run) -> dict[str, Any]:
     """The run's values of every setting a published cell's key may constrain."""
     return {"data": run.benchmark, "split": run.setting("data.split"), "modality": run.modality,
@@ -55,6 +86,7 @@ class Comparison:
     ours: float
     ours_ci: tuple[float, float] | None
     reference: str                  # SAME_MODEL, PAPER_BEST or CHANCE
+    parsed: tuple[int, int] | None  # (answers parsed, answers) behind our value
 
     @property
     def difference(self) -> float:
@@ -94,16 +126,21 @@ def _comparable(cell: PaperCell) -> bool:
 
 def _compare(cell: PaperCell, run: Run, reference: str) -> Comparison | None:
     ours = metric_value(run.metrics, cell.metric)
-    return None if ours is None else Comparison(cell, run, ours, metric_ci(run.metrics, cell.metric), reference)
+    return None if ours is None else Comparison(cell, run, ours, metric_ci(run.metrics, cell.metric), reference,
+                                                answers_parsed(run.metrics, cell.metric))
 
 
 def _references(table: PaperTable, settings: Mapping[str, Any]) -> list[tuple[PaperCell, str]]:
     """Per measure: the best published cell the run's settings meet, and the chance level if the table has one."""
-    best: dict[str, PaperCell] = {}
+    candidates: dict[str, list[PaperCell]] = {}
     for cell in table.cells:
         if _comparable(cell) and _meets(cell.key, settings):
-            if cell.measure not in best or cell.value > best[cell.measure].value:
-                best[cell.measure] = cell
+            candidates.setdefault(cell.measure, []).append(cell)
+    best = {}
+    for measure, cells in candidates.items():
+        top = max(c.value for c in cells)
+        tied = [c for c in cells if c.value == top]
+        best[measure] = replace(tied[0], model_label=" = ".join(paper_label(c) for c in tied), group="")
     out = [(cell, PAPER_BEST) for cell in best.values()]
     out += [(replace(cell, row="chance", model_label="chance", value=table.chance[m], ci95=None, delta=None,
                      model=None), CHANCE) for m, cell in best.items() if m in table.chance]
@@ -124,5 +161,5 @@ def comparisons(runs: Sequence[Run], results: PaperResults | None = None) -> lis
     return rows
 
 
-__all__ = ["CHANCE", "Comparison", "PAPER_BEST", "SAME_MODEL", "comparisons", "metric_ci", "metric_value",
-           "run_settings"]
+__all__ = ["CHANCE", "Comparison", "PAPER_BEST", "SAME_MODEL", "answers_parsed", "comparisons", "metric_ci",
+           "metric_value", "paper_label", "run_settings"]

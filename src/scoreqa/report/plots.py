@@ -8,7 +8,7 @@ from typing import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
-from scoreqa.report.compare import Comparison
+from scoreqa.report.compare import CHANCE, SAME_MODEL, Comparison, paper_label
 from scoreqa.report.runs import LEVEL_KEYS, Run
 
 GROUPS = (*LEVEL_KEYS, "overall")
@@ -90,20 +90,34 @@ def paired_bars(pairs: Sequence[tuple[str, Run, Run]], names: tuple[str, str], t
 
 
 def paper_bars(rows: Sequence[Comparison], title: str, path: Path) -> Path:
-    """Horizontal bars, paper beside ours for each compared cell, with whichever 95% intervals exist."""
-    figure = Figure(figsize=(8.0, max(2.5, 0.55 * len(rows) + 1.2)))
+    """One group of horizontal bars per measure: each published reference (the same model's row, the paper's
+    best, chance) and each of our runs, with whichever 95% intervals exist."""
+    measures = list(dict.fromkeys(r.cell.measure for r in rows))
+    # series name -> measure -> (value, interval, text written at the bar's end)
+    series: dict[str, dict[str, tuple[float, tuple[float, float] | None, str]]] = {}
+    for r in rows:
+        if r.reference == SAME_MODEL:
+            name, note = f"paper: {paper_label(r.cell)}", ""
+        else:
+            name, note = f"paper: {r.reference}", "" if r.reference == CHANCE else r.cell.model_label
+        series.setdefault(name, {})[r.cell.measure] = (r.cell.value, r.cell.ci95, note)
+    for r in rows:
+        series.setdefault(f"ours: {r.run.label}", {})[r.cell.measure] = (r.ours, r.ours_ci, "")
+    figure = Figure(figsize=(8.5, max(3.0, 0.3 * len(measures) * len(series) + 2.0)))
     ax = figure.subplots()
-    y = np.arange(len(rows))
-    several = len({r.run.label for r in rows}) > 1
-    for offset, name, values, cis in (
-            (-0.2, "paper", [r.cell.value for r in rows], [r.cell.ci95 for r in rows]),
-            (0.2, "ours", [r.ours for r in rows], [r.ours_ci for r in rows])):
-        ax.barh(y + offset, values, 0.4, xerr=_errors(values, cis), capsize=3, label=name)
-    labels = [f"{r.cell.measure} · {r.cell.row}" + (" (chance)" if r.reference == "chance" else "")
-              + (f"\n{r.run.label}" if several else "") for r in rows]
-    ax.set_yticks(y, labels, fontsize=7)
+    y = np.arange(len(measures))
+    height = 0.8 / len(series)
+    for i, (name, cells) in enumerate(series.items()):
+        got = [cells.get(m, (float("nan"), None, "")) for m in measures]
+        values = [g[0] for g in got]
+        bars = ax.barh(y + (i - (len(series) - 1) / 2) * height, values, height,
+                       xerr=_errors(values, [g[1] for g in got]), capsize=2, label=name,
+                       hatch="//" if name.startswith("paper") else None)
+        if any(g[2] for g in got):
+            ax.bar_label(bars, labels=[g[2] for g in got], fontsize=6, padding=3)
+    ax.set_yticks(y, measures, fontsize=7)
     ax.invert_yaxis()
-    ax.set_xlabel("value (table's unit)")
-    ax.set_title(title if several else f"{title}\n{rows[0].run.label}", fontsize=9)
-    ax.legend(fontsize=7)
+    ax.set_xlabel("value (the table's unit)")
+    ax.set_title(title, fontsize=9)
+    _legend_below(ax, len(series))
     return _save(figure, path)

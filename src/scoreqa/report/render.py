@@ -10,7 +10,7 @@ from markdown_it import MarkdownIt
 from scoreqa.loggers.wandb_logger import flatten
 from scoreqa.report import plots
 from scoreqa.report.paired import paired_comparison
-from scoreqa.report.compare import Comparison, comparisons
+from scoreqa.report.compare import Comparison, comparisons, paper_label
 from scoreqa.report.paper import load_paper_results
 from scoreqa.report.runs import LEVEL_KEYS, Run
 
@@ -105,15 +105,18 @@ def _paper_section(runs: Sequence[Run], out: Path) -> list[str]:
                "`model_names`). A run whose model the paper has no row for is shown against the table's best "
                "published value and, where defined, chance, labelled as such. Δ = ours − paper."]
     for tid in dict.fromkeys(c.cell.table for c in found):
-        rows = [c for c in found if c.cell.table == tid]
+        measures = list(dict.fromkeys(c.cell.measure for c in found if c.cell.table == tid))
+        rows = sorted((c for c in found if c.cell.table == tid),
+                      key=lambda c: (runs.index(c.run), measures.index(c.cell.measure)))
         table_ = tables[tid]
         png = f"paper_{tid.replace('/', '_')}.png"
         plots.paper_bars(rows, f"{tid}: ours vs paper", out / png)
         section += [f"### {table_.source}", table(
-            ["our run", "paper row", "compared with", "measure", "paper", "ours [95% CI]", "Δ", "intervals"],
-            [[c.run.label, f"{c.cell.group} · {c.cell.row}" if c.cell.group else c.cell.row, c.reference,
-              c.cell.measure, _paper_cell(c), f"{_fmt(c.ours)} {_ci(c.ours_ci)}", _fmt(c.difference), c.verdict]
-             for c in rows]), f"![{tid}]({png})"]
+            ["our run", "paper model", "compared with", "measure", "paper", "ours [95% CI]", "Δ", "intervals",
+             "answers parsed"],
+            [[c.run.label, paper_label(c.cell), c.reference, c.cell.measure, _paper_cell(c),
+              f"{_fmt(c.ours)} {_ci(c.ours_ci)}", _fmt(c.difference), c.verdict,
+              f"{c.parsed[0]}/{c.parsed[1]}" if c.parsed else "–"] for c in rows]), f"![{tid}]({png})"]
         if table_.chance_note and any(c.reference == "chance" for c in rows):
             section.append(f"Chance levels: {table_.chance_note}")
     unmatched = sorted({r.label for r in runs} - {c.run.label for c in found})
