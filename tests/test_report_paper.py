@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from scoreqa.evaluation.report import level_metrics, run_metrics
+from scoreqa.evaluation.report import level_metrics
 from scoreqa.evaluation.scoring import QuestionRecord
 from scoreqa.metrics.ranking import sequencing_score
 from scoreqa.report.__main__ import main as report_main
@@ -24,6 +24,14 @@ def _config(data: dict, model: str, modality: str, prompt: str, adapter: str | N
     return {"data": data, "model": {"name": model, "adapter": adapter}, "modality": {"name": modality},
             "prompt": {"name": prompt}, "sampling": {"name": "paper"},
             "judge": {"_target_": "scoreqa.judge.exact.ExactMatchJudge"}}
+
+
+def _counts(records: list[QuestionRecord], name: str) -> dict:
+    """The counters evaluate.py writes beside a benchmark's own metrics in metrics.json."""
+    return {"n_questions": len(records), "n_scores": len({r.score_id for r in records}),
+            "n_judged": sum(r.correct is not None for r in records), "n_unreferenced": 0,
+            "n_parse_failures": sum(r.decided_by == "parse_failure" for r in records), "n_generation_failures": 0,
+            "n_undecided": 0, "n_skipped_scores": 0, "n_new_generations": 0, "run_key": f"key-{name}"}
 
 
 def _write(path: Path, metrics: dict, config: dict, records: list[QuestionRecord]) -> Path:
@@ -40,8 +48,7 @@ def msu_run(path: Path, *, model: str, split: str = "all", prompt: str = "batche
     records = [QuestionRecord(f"s{i // 12}:L{(i % 12) // 3 + 1}.{i % 3 + 1}", f"s{i // 12}", (i % 12) // 3 + 1,
                               "q", "ref", "out", "pred", correct=(i % 12) // 3 + 1 <= 2, decided_by="exact")
                for i in range(48)]
-    metrics = run_metrics(records, run_key=f"key-{path.name}", n_new_generations=0, n_skipped_scores=0, usage={},
-                          bootstrap_resamples=1000)
+    metrics = {**level_metrics(records, bootstrap_resamples=1000), **_counts(records, path.name)}
     return _write(path, metrics, _config({"name": "msu", "split": split, "limit": None}, model, "abc", prompt),
                   records)
 
@@ -58,8 +65,7 @@ def abc_eval_run(path: Path, *, model: str, adapter: str | None = None) -> Path:
                                                            "category": "basic_syntax"},
                                   "Metadata_QA": {"metric": "accuracy", "n": 60, "n_unparseable": 0,
                                                   "category": "basic_syntax"}}}
-    metrics = run_metrics(records, run_key=f"key-{path.name}", n_new_generations=0, n_skipped_scores=0, usage={},
-                          benchmark_metrics=lambda _: scores)
+    metrics = {**scores, **_counts(records, path.name)}
     return _write(path, metrics, _config({"name": "abc_eval", "split": "all", "limit": None}, model, "abc", "single",
                                          adapter), records)
 
@@ -150,3 +156,11 @@ def test_the_report_shows_the_paper_column_and_a_plot_per_table(tmp_path):
     assert "No published cell matches: smollm2-135m · msu/abc · single." in text
     assert {p.name for p in out.glob("paper_*.png")} == {"paper_msu_table2.png", "paper_msu_table3.png",
                                                          "paper_abc_eval_table3.png"}
+
+
+def test_an_incomplete_run_is_flagged_not_passed_off_as_a_reproduction(tmp_path):
+    path = abc_eval_run(tmp_path / "gpt5", model="gpt-5")
+    metrics = json.loads((path / "metrics.json").read_text())
+    (path / "metrics.json").write_text(json.dumps({**metrics, "complete": False}))
+    rows = comparisons([load_run(path)])
+    assert rows and {c.verdict for c in rows} == {"INCOMPLETE run"}

@@ -66,6 +66,12 @@ def answers_parsed(metrics: Mapping[str, Any], path: str) -> tuple[int, int] | N
     return None
 
 
+def run_complete(metrics: Mapping[str, Any]) -> bool:
+    """False only when metrics.json flags the run incomplete (requests failed or did not fit); runs written
+    before the flag existed count as complete."""
+    return metrics.get("complete") is not False
+
+
 def paper_label(cell: PaperCell) -> str:
     """The paper's model as printed, with its row block when the block is a setting (Textual QA / Visual QA)."""
     block = cell.group and cell.model_label == cell.row and cell.row != "chance"
@@ -87,6 +93,7 @@ class Comparison:
     ours_ci: tuple[float, float] | None
     reference: str                  # SAME_MODEL, PAPER_BEST or CHANCE
     parsed: tuple[int, int] | None  # (answers parsed, answers) behind our value
+    complete: bool                  # False: some questions were never really asked; not a reproduction
 
     @property
     def difference(self) -> float:
@@ -105,8 +112,9 @@ class Comparison:
 
     @property
     def verdict(self) -> str:
-        """Which interval misses which value; "no interval" when neither side has one."""
-        flags = [text for flag, text in ((self.ours_outside_paper_ci, "ours outside paper CI"),
+        """Which interval misses which value; "no interval" when neither side has one; an incomplete run first."""
+        flags = [] if self.complete else ["INCOMPLETE run"]
+        flags += [text for flag, text in ((self.ours_outside_paper_ci, "ours outside paper CI"),
                                          (self.paper_outside_our_ci, "paper outside our CI")) if flag]
         if flags:
             return "; ".join(flags)
@@ -127,7 +135,7 @@ def _comparable(cell: PaperCell) -> bool:
 def _compare(cell: PaperCell, run: Run, reference: str) -> Comparison | None:
     ours = metric_value(run.metrics, cell.metric)
     return None if ours is None else Comparison(cell, run, ours, metric_ci(run.metrics, cell.metric), reference,
-                                                answers_parsed(run.metrics, cell.metric))
+                                                answers_parsed(run.metrics, cell.metric), run_complete(run.metrics))
 
 
 def _references(table: PaperTable, settings: Mapping[str, Any]) -> list[tuple[PaperCell, str]]:
@@ -162,4 +170,4 @@ def comparisons(runs: Sequence[Run], results: PaperResults | None = None) -> lis
 
 
 __all__ = ["CHANCE", "Comparison", "PAPER_BEST", "SAME_MODEL", "answers_parsed", "comparisons", "metric_ci",
-           "metric_value", "paper_label", "run_settings"]
+           "metric_value", "paper_label", "run_complete", "run_settings"]
