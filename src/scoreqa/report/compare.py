@@ -59,7 +59,7 @@ def answers_parsed(metrics: Mapping[str, Any], path: str) -> tuple[int, int] | N
             node = node.get(part) if isinstance(node, Mapping) else None
             blocks.append(node)
     for block in reversed(blocks):
-        if isinstance(block, Mapping) and isinstance(block.get("n"), int) and isinstance(block.get("n_unparseable"), int):
+        if isinstance(block, Mapping) and all(isinstance(block.get(k), int) for k in ("n", "n_unparseable")):
             return block["n"] - block["n_unparseable"], block["n"]
     if isinstance(metrics.get("n_questions"), int) and isinstance(metrics.get("n_parse_failures"), int):
         return metrics["n_questions"] - metrics["n_parse_failures"], metrics["n_questions"]
