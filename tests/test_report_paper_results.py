@@ -24,6 +24,10 @@ SHAPES = {"msu/table2": (15, 5), "msu/table3": (8, 1), "msu/table4": (4, 4), "ms
           "abc_eval/table1": (11, 1), "abc_eval/table3": (14, 7), "boyaeval/table2": (21, 6),
           "boyaeval/table3": (2, 6), "boyaeval/table4": (6, 6), "boyaeval/table5": (6, 1), "boyaeval/table6": (21, 6)}
 
+# Tables whose blocks the paper prints row by row interleaved (model w/ Image, then w/o Image): rows are in the
+# paper's order within each block, not across blocks.
+INTERLEAVED = {"wildscore/table3", "wildscore/table4"}
+
 ABC_AVERAGES = {"Basic Syntax Average": ["Bar Count Estimation", "Metadata QA"],
                 "Segment-level Average": ["Bar Sequencing (Kendall’s τ)", "Next-Bar Prediction",
                                           "Error Detection (Macro-F1)"],
@@ -62,15 +66,27 @@ def _row_numbers(cells) -> list[float | None]:
 # ------------------------------------------------------------------------------------------------ the checks
 
 def rows_not_in_text(results: PaperResults, texts: dict[str, str]) -> list[str]:
-    """Rows with no line of the paper that names the row (or its block) and holds exactly its numbers."""
-    missing = []
+    """Rows not found, in the table's order, as a line of the paper that holds exactly their numbers, names no other
+    block, and names the row, or names its block right below the line that names the row (WildScore prints
+    "w/o Image" under the model's "w/ Image" line); and blocks whose first row is not at (or just below) the
+    block's label."""
+    problems = []
     for table in results.tables.values():
         lines = texts[table.paper].splitlines()
+        groups = {group for group, _ in table.rows if group}
+        previous: dict[str, int] = {}
         for (group, label), cells in table.rows.items():
-            wanted = _row_numbers(cells)
-            if not any(_numbers(line) == wanted and (label in line or (group and group in line)) for line in lines):
-                missing.append(f"{table.id} [{group}] {label}: {wanted}")
-    return missing
+            wanted, after = _row_numbers(cells), previous.get(group if table.id in INTERLEAVED else "", -1)
+            at = next((i for i, line in enumerate(lines) if i > after and _numbers(line) == wanted
+                       and not any(g in line for g in groups - {group})
+                       and (label in line or (group and group in line and i and label in lines[i - 1]))), None)
+            if at is None:
+                problems.append(f"{table.id} [{group}] {label}: {wanted}")
+                continue
+            if group and group not in previous and not any(group in line for line in lines[max(0, at - 2):at + 1]):
+                problems.append(f"{table.id} [{group}] {label}: not under its block's label")
+            previous[group] = previous[""] = at
+    return problems
 
 
 def _multiple_of(value: float, n: int, tolerance: float) -> bool:
@@ -230,7 +246,7 @@ def test_the_papers_own_inconsistency_is_recorded_not_hidden():
     (0, 0, "Claude Opus 4", 0, 57.12),            # MSU Table 2: a level no longer k/450 nor the mean
     (0, 1, "Claude Opus 4", 4, 24.21),            # MSU Table 2: overall
     (1, 0, "ChatGPT-5", 0, {"value": 47.82, "ci95": [44.98, 49.59]}),  # MSU Table 3 vs Table 2
-    (9, 1, "Next-Bar Prediction", 6, 50.24),      # ABC-Eval Table 3 vs its segment average
+    (9, 0, "Next-Bar Prediction", 6, 50.24),      # ABC-Eval Table 3 vs its segment average
     (13, 0, "Seed-1.6", 0, {"value": 30.80, "delta": 4.00}),           # BoYaEval Table 5 vs Table 2
     (14, 1, "GLM-4.6V", 3, 15.84),                # BoYaEval Table 6 vs Table 2
 ])
@@ -254,3 +270,23 @@ def test_a_row_of_the_wrong_length_is_refused():
     data["tables"][0]["groups"][0]["rows"]["Grok 4"].pop()
     with pytest.raises(ValueError, match="4 values for 5 columns"):
         parse_paper_results(data)
+
+
+def test_rows_swapped_between_models_fail_the_text_check(texts):
+    # WildScore's "w/o Image" lines do not name the model: the line above them must
+    data = yaml.safe_load(YAML.read_text(encoding="utf-8"))
+    rows = data["tables"][5]["groups"][1]["rows"]
+    rows["MiniCPM"], rows["InternVL"] = rows["InternVL"], rows["MiniCPM"]
+    assert rows_not_in_text(parse_paper_results(data), texts) == [
+        "wildscore/table3 [w/o Image] MiniCPM: [52.88, 45.65, 40.27, 44.0, 56.6, 45.54]",
+        "wildscore/table3 [w/o Image] InternVL: [57.69, 54.35, 49.32, 48.8, 58.49, 52.09]"]
+
+
+def test_a_row_moved_to_another_block_fails_the_text_check(texts):
+    # MSU Table 2: a Visual QA row listed under Textual QA would be compared with ABC runs
+    data = yaml.safe_load(YAML.read_text(encoding="utf-8"))
+    textual, visual = (g["rows"] for g in data["tables"][0]["groups"])
+    textual["Qwen2.5-VL-72B-Instruct"] = visual.pop("Qwen2.5-VL-72B-Instruct")
+    # found after the Visual QA rows, it pushes them out of the paper's order
+    problems = rows_not_in_text(parse_paper_results(data), texts)
+    assert problems and all(p.startswith("msu/table2 [Visual QA]") for p in problems)
