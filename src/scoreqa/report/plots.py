@@ -99,7 +99,7 @@ def paper_bars(rows: Sequence[Comparison], title: str, path: Path) -> Path:
         if r.reference == SAME_MODEL:
             name, note = f"paper: {paper_label(r.cell)}", ""
         else:
-            name, note = f"paper: {r.reference}", "" if r.reference == CHANCE else r.cell.model_label
+            name, note = r.reference, "" if r.reference == CHANCE else r.cell.model_label
         series.setdefault(name, {})[r.cell.measure] = (r.cell.value, r.cell.ci95, note)
     for r in rows:
         series.setdefault(f"ours: {r.run.label}", {})[r.cell.measure] = (r.ours, r.ours_ci, "")
@@ -112,7 +112,7 @@ def paper_bars(rows: Sequence[Comparison], title: str, path: Path) -> Path:
         values = [g[0] for g in got]
         bars = ax.barh(y + (i - (len(series) - 1) / 2) * height, values, height,
                        xerr=_errors(values, [g[1] for g in got]), capsize=2, label=name,
-                       hatch="//" if name.startswith("paper") else None)
+                       hatch=None if name.startswith("ours") else "//")
         if any(g[2] for g in got):
             ax.bar_label(bars, labels=[g[2] for g in got], fontsize=6, padding=3)
     ax.set_yticks(y, measures, fontsize=7)
