@@ -8,6 +8,7 @@ from typing import Sequence
 import numpy as np
 from matplotlib.figure import Figure
 
+from scoreqa.report.compare import CHANCE, SAME_MODEL, Comparison, paper_label
 from scoreqa.report.runs import LEVEL_KEYS, Run
 
 GROUPS = (*LEVEL_KEYS, "overall")
@@ -85,4 +86,38 @@ def paired_bars(pairs: Sequence[tuple[str, Run, Run]], names: tuple[str, str], t
     ax.set_ylim(0, 110)
     ax.set_title(title)
     ax.legend()
+    return _save(figure, path)
+
+
+def paper_bars(rows: Sequence[Comparison], title: str, path: Path) -> Path:
+    """One group of horizontal bars per measure: each published reference (the same model's row, the paper's
+    best, chance) and each of our runs, with whichever 95% intervals exist."""
+    measures = list(dict.fromkeys(r.cell.measure for r in rows))
+    # series name -> measure -> (value, interval, text written at the bar's end)
+    series: dict[str, dict[str, tuple[float, tuple[float, float] | None, str]]] = {}
+    for r in rows:
+        if r.reference == SAME_MODEL:
+            name, note = f"paper: {paper_label(r.cell)}", ""
+        else:
+            name, note = r.reference, "" if r.reference == CHANCE else r.cell.model_label
+        series.setdefault(name, {})[r.cell.measure] = (r.cell.value, r.cell.ci95, note)
+    for r in rows:
+        series.setdefault(f"ours: {r.run.label}", {})[r.cell.measure] = (r.ours, r.ours_ci, "")
+    figure = Figure(figsize=(8.5, max(3.0, 0.3 * len(measures) * len(series) + 2.0)))
+    ax = figure.subplots()
+    y = np.arange(len(measures))
+    height = 0.8 / len(series)
+    for i, (name, cells) in enumerate(series.items()):
+        got = [cells.get(m, (float("nan"), None, "")) for m in measures]
+        values = [g[0] for g in got]
+        bars = ax.barh(y + (i - (len(series) - 1) / 2) * height, values, height,
+                       xerr=_errors(values, [g[1] for g in got]), capsize=2, label=name,
+                       hatch=None if name.startswith("ours") else "//")
+        if any(g[2] for g in got):
+            ax.bar_label(bars, labels=[g[2] for g in got], fontsize=6, padding=3)
+    ax.set_yticks(y, measures, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("value (the table's unit)")
+    ax.set_title(title, fontsize=9)
+    _legend_below(ax, len(series))
     return _save(figure, path)

@@ -10,7 +10,8 @@ from markdown_it import MarkdownIt
 from scoreqa.loggers.wandb_logger import flatten
 from scoreqa.report import plots
 from scoreqa.report.paired import paired_comparison
-from scoreqa.report.paper import comparisons
+from scoreqa.report.compare import Comparison, comparisons, paper_label
+from scoreqa.report.paper import load_paper_results
 from scoreqa.report.runs import LEVEL_KEYS, Run
 
 COUNTS = ("n_questions", "n_judged", "n_unreferenced", "n_parse_failures", "n_undecided", "n_new_generations")
@@ -90,15 +91,38 @@ def _pair_section(pairs: list[tuple[str, Run, Run]], names: tuple[str, str], tit
             f"![{title}]({png})"]
 
 
-def _paper_section(runs: Sequence[Run]) -> list[str]:
-    rows = [[n.table, run.label, _fmt(n.value), f"{_fmt(ours)} {_ci(ci)}", _fmt(ours - n.value),
-             ("yes" if ci[0] <= n.value <= ci[1] else "no") if ci else "–", n.source]
-            for n, run, ours, ci in comparisons(runs)]
-    if not rows:
-        return []
-    return ["## Published numbers beside ours",
-            table(["paper table", "our run", "paper %", "ours % [95% CI]", "Δ (pp)", "paper in our CI", "source"],
-                  rows)]
+def _paper_cell(c: Comparison) -> str:
+    return f"{_fmt(c.cell.value)} {_ci(c.cell.ci95)}" if c.cell.ci95 else _fmt(c.cell.value)
+
+
+def _paper_section(runs: Sequence[Run], out: Path) -> list[str]:
+    """Per published table: each matching run beside the paper's cell, the difference and the CI verdict."""
+    found = comparisons(runs)
+    tables = load_paper_results().tables
+    section = ["## Published numbers beside ours",
+               "Each run beside every published cell of the same benchmark, model, modality, prompt mode, split and "
+               "adapter (`src/scoreqa/report/paper_results.yaml`; paper row labels map to our model configs in its "
+               "`model_names`). A run whose model the paper has no row for is shown against the table's best "
+               "published value and, where defined, chance, labelled as such. Δ = ours − paper."]
+    for tid in dict.fromkeys(c.cell.table for c in found):
+        measures = list(dict.fromkeys(c.cell.measure for c in found if c.cell.table == tid))
+        rows = sorted((c for c in found if c.cell.table == tid),
+                      key=lambda c: (runs.index(c.run), measures.index(c.cell.measure)))
+        table_ = tables[tid]
+        png = f"paper_{tid.replace('/', '_')}.png"
+        plots.paper_bars(rows, f"{tid}: ours vs paper", out / png)
+        section += [f"### {table_.source}", table(
+            ["our run", "paper model", "compared with", "measure", "paper", "ours [95% CI]", "Δ", "intervals",
+             "answers parsed"],
+            [[c.run.label, paper_label(c.cell), c.reference, c.cell.measure, _paper_cell(c),
+              f"{_fmt(c.ours)} {_ci(c.ours_ci)}", _fmt(c.difference), c.verdict,
+              f"{c.parsed[0]}/{c.parsed[1]}" if c.parsed else "–"] for c in rows]), f"![{tid}]({png})"]
+        if table_.chance_note and any(c.reference == "chance" for c in rows):
+            section.append(f"Chance levels: {table_.chance_note}")
+    unmatched = sorted({r.label for r in runs} - {c.run.label for c in found})
+    if unmatched:
+        section.append("No published cell matches: " + ", ".join(unmatched) + ".")
+    return section
 
 
 def _significance_section(pairs: Sequence[tuple[Run, Run]], n_resamples: int, seed: int) -> list[str]:
@@ -153,7 +177,7 @@ def build_report(runs: Sequence[Run], out: Path, *, baseline: int = 0, n_resampl
              *_pair_section(batched, ("single", "batched"), "Single vs batched prompting", "single_vs_batched.png",
                             out),
              *_pair_section(lora, ("zero-shot", "LoRA"), "Zero-shot vs LoRA", "zero_shot_vs_lora.png", out),
-             *_paper_section(runs),
+             *_paper_section(runs, out),
              *_significance_section(tested, n_resamples, seed)]
     markdown = "\n\n".join(parts) + "\n"
     (out / "report.md").write_text(markdown, encoding="utf-8")
