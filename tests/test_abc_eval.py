@@ -110,3 +110,17 @@ def test_list_literals_as_written_in_the_csvs():
     assert parse_list_literal("[4, 2, 3, 5]") == ["4", "2", "3", "5"]
     assert parse_list_literal("['\"C\"c'a \"G\"bg', 'P:B\nde', 'A/2c/2\\']") == ['"C"c\'a "G"bg', "P:B\nde", "A/2c/2\\"]
     assert parse_list_literal("null") == []
+
+
+def test_error_detection_targets_read_10_as_bar_ten_and_match_the_error_counts(data_root):
+    """With "10" read as one bar, every target has as many bars as its ``error`` column lists errors (220 rows)."""
+    from scoreqa.metrics.classification import bar_set
+
+    with (data_root / "abc_eval" / "Error_Detection.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 220
+    # the three rows whose target holds bar 10 (CSV rows 72, 78, 81)
+    assert [(r["target"], bar_set(r["target"])) for r in rows if "10" in r["target"]] == [
+        ("610", {6, 10}), ("467810", {4, 6, 7, 8, 10}), ("346710", {3, 4, 6, 7, 10})]
+    mismatched = [(i, r["target"]) for i, r in enumerate(rows) if len(bar_set(r["target"])) != len(r["error"].split(", "))]
+    assert mismatched == []
