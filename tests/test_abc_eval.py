@@ -64,6 +64,21 @@ def test_prompts_are_the_readmes_templates(shared_split):
                      "the given task, without any explanation or additional content.")
 
 
+def test_table_2_as_printed_is_selectable_with_ascii_colons(shared_split):
+    """ABC-Eval Table 2: "Input: {input_content} Task: {task_instruction} Options: 0. ... 3. ..." then "Please only
+    output the index of the correct option (0, 1, 2, or 3), do not output any additional content." (ASCII colons)."""
+    _, split = shared_split
+    templates = {**CONF_TEMPLATES, "single": "abc_eval/mc.v2", "single.structured": "abc_eval/structured.v2"}
+    requests = {r.key: r for r in PromptBuilder(templates, ABC, "single").requests(split)}
+    assert requests["Metadata_QA:0000"].messages[-1]["content"] == (
+        "Input: " + split.scores["Metadata_QA:0000"].abc + "\nTask: Identify the key signature of the provided ABC "
+        "notation score.\nOptions:\n0. Dm\n1. D\n2. G\n3. E\nPlease only output the index of the correct option "
+        "(0, 1, 2, or 3), do not output any additional content.")
+    assert requests["Bar_Count_Estimation:0000"].messages[-1]["content"].endswith(
+        "\nTask: Identify the num of bars of the provided ABC notation score.\nTemplate: <n>\nPlease directly output "
+        "the answer of the given task, without any explanation or additional content.")
+
+
 def _write_rows(path: Path, rows: int, abc_column: str = "score") -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
