@@ -213,3 +213,14 @@ def test_task2_reported_per_track_and_notation_as_the_paper_does(release, tmp_pa
     assert task2["tracks"]["translation"]["bleu4"] == pytest.approx(0.0) and task2["tracks"]["translation"]["n"] == 3
     assert set(task2["notations"]) == {"gongchepu", "jianzipu", "lulupu"}
     assert task2["notations"]["lulupu"]["chrf"] == pytest.approx(100.0) and task2["n"] == 9
+
+
+def test_v1_prompts_stay_selectable_in_one_override(compose, release, tmp_path):
+    v1 = ("data.templates={task1:boyaeval/task1.v1,task2:boyaeval/task2.v1,task3:boyaeval/task3.v1,"
+          "task2.jianzipu:null,task2.gongchepu:null,task2.lulupu:null}")
+    templates = compose("evaluate", ["data=boyaeval", v1]).data.templates
+    b = bench(release, tmp_path, tasks=[2], limit=3, templates=dict(templates))
+    split = b.load(["pages"])
+    texts = [b.prompt_builder(None, "single").request_for(q, split).messages[0]["content"][1]["text"]
+             for q in split.questions]
+    assert all(t.endswith("Answer concisely with the translation only.") for t in texts)

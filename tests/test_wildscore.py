@@ -148,3 +148,12 @@ def test_v2_prompts_are_appendix_a_prompts_1_and_2(tmp_path):
                                             {"type": "text", "text": PAPER_USER_AFTER_IMAGE}]
     assert text_only.messages[0] == {"role": "system", "content": PAPER_SYSTEM_TEXT}
     assert text_only.messages[1]["content"] == [{"type": "text", "text": PAPER_USER_AFTER_IMAGE.lstrip("\n")}]
+
+
+def test_v1_prompts_stay_selectable_in_one_override(compose, release):
+    v1 = "data.templates={system:null,system.text:null,single:wildscore/image.v1,single.text:wildscore/text.v1}"
+    templates = dict(compose("evaluate", ["data=wildscore", v1]).data.templates)
+    split = WildScoreBench(root=str(release), templates=templates, limit=1).load(["pages"])
+    image, text = PromptBuilder(templates, ModalitySpec("pdf", "PDF", ("pages",)), "single").requests(split)
+    assert len(image.messages) == len(text.messages) == 1  # v1 sends no system prompt
+    assert image.messages[0]["content"][-1]["text"].endswith("Answer with the letter of the correct option only.")
