@@ -10,8 +10,9 @@ Reads a local copy of the Hugging Face release ``MYTH-Lab/BoYaEval``. Per task, 
 pool instead. Few-shot exemplars come only from such a pool, never from the evaluated items (a
 few-shot run without a pool file fails); their worked reasoning is read from a ``reason`` field.
 Notation names are normalised to keys (``Lülüpu``, ``Lulupu``, ``lülüpu`` -> ``lulupu``), which
-pick Task 2's track (Recognition: Gongchepu, Lülüpu; Translation: Jianzipu, as in the paper). Image fields may be paths (relative to the file or the root) or Hugging Face image
-structs (``{"bytes": ..., "path": ...}``), which are written once to ``cache_dir``.
+pick Task 2's track (Recognition: Gongchepu, Lülüpu; Translation: Jianzipu, as in the paper).
+Image fields may be paths (relative to the file or the root) or Hugging Face image structs
+(``{"bytes": ..., "path": ...}``), which are written once to ``cache_dir``.
 """
 
 from __future__ import annotations
