@@ -64,6 +64,21 @@ def test_prompts_are_the_readmes_templates(shared_split):
                      "the given task, without any explanation or additional content.")
 
 
+def test_table_2_as_printed_is_selectable_with_ascii_colons(shared_split):
+    """ABC-Eval Table 2: "Input: {input_content} Task: {task_instruction} Options: 0. ... 3. ..." then "Please only
+    output the index of the correct option (0, 1, 2, or 3), do not output any additional content." (ASCII colons)."""
+    _, split = shared_split
+    templates = {**CONF_TEMPLATES, "single": "abc_eval/mc.v2", "single.structured": "abc_eval/structured.v2"}
+    requests = {r.key: r for r in PromptBuilder(templates, ABC, "single").requests(split)}
+    assert requests["Metadata_QA:0000"].messages[-1]["content"] == (
+        "Input: " + split.scores["Metadata_QA:0000"].abc + "\nTask: Identify the key signature of the provided ABC "
+        "notation score.\nOptions:\n0. Dm\n1. D\n2. G\n3. E\nPlease only output the index of the correct option "
+        "(0, 1, 2, or 3), do not output any additional content.")
+    assert requests["Bar_Count_Estimation:0000"].messages[-1]["content"].endswith(
+        "\nTask: Identify the num of bars of the provided ABC notation score.\nTemplate: <n>\nPlease directly output "
+        "the answer of the given task, without any explanation or additional content.")
+
+
 def _write_rows(path: Path, rows: int, abc_column: str = "score") -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -110,3 +125,17 @@ def test_list_literals_as_written_in_the_csvs():
     assert parse_list_literal("[4, 2, 3, 5]") == ["4", "2", "3", "5"]
     assert parse_list_literal("['\"C\"c'a \"G\"bg', 'P:B\nde', 'A/2c/2\\']") == ['"C"c\'a "G"bg', "P:B\nde", "A/2c/2\\"]
     assert parse_list_literal("null") == []
+
+
+def test_error_detection_targets_read_10_as_bar_ten_and_match_the_error_counts(data_root):
+    """With "10" read as one bar, every target has as many bars as its ``error`` column lists errors (220 rows)."""
+    from scoreqa.metrics.classification import bar_set
+
+    with (data_root / "abc_eval" / "Error_Detection.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) == 220
+    # the three rows whose target holds bar 10 (CSV rows 72, 78, 81)
+    assert [(r["target"], bar_set(r["target"])) for r in rows if "10" in r["target"]] == [
+        ("610", {6, 10}), ("467810", {4, 6, 7, 8, 10}), ("346710", {3, 4, 6, 7, 10})]
+    mismatched = [(i, r["target"]) for i, r in enumerate(rows) if len(bar_set(r["target"])) != len(r["error"].split(", "))]
+    assert mismatched == []

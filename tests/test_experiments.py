@@ -101,7 +101,7 @@ def test_lora_evaluations_read_the_adapters_the_training_experiments_write(compo
 
 
 def test_the_command_line_composes_an_experiment():
-    for entry, experiment in (("evaluate", "msu_fig12_single_vs_batched"), ("train", "msu_fig5_lora_qwen3")):
+    for entry, experiment in (("evaluate", "msu_table2_text"), ("train", "msu_fig5_lora_qwen3")):
         result = subprocess.run([sys.executable, f"{entry}.py", f"experiment={experiment}", "--cfg", "job"],
                                 cwd=REPO, capture_output=True, text=True, check=True)
         cfg = OmegaConf.create(result.stdout)
@@ -124,3 +124,70 @@ def test_experiments_run_without_wandb(compose):
         cfg = compose(entry_point(path), [f"experiment={path.stem}", "logger=none"])
         assert type(instantiate(cfg.logger)).__name__ == "NullLogger"
         assert "WANDB_RUN_GROUP" in path.read_text()  # grouping goes through hydra.job.env_set instead
+
+
+def _grid(composed, name: str) -> list:
+    return [job(cfg) for experiment, _, cfg in composed if experiment == name]
+
+
+def test_msu_tables_2_and_5_ask_12_questions_per_request_of_the_papers_models(composed):
+    """Tables 2 and 5: "We evaluate 12 questions per score in a single run"; their rows, per modality."""
+    models = {}
+    for name in ("msu_table2_text", "msu_table2_text_api", "msu_table2_visual", "msu_table2_visual_api"):
+        cells = _grid(composed, name)
+        assert {c["prompt"]["mode"] for c in cells} == {"batched"} and {c["data"]["split"] for c in cells} == {"all"}
+        models[name] = {c["model"]["name"] for c in cells}
+    assert models["msu_table2_text"] | models["msu_table2_text_api"] == {
+        "qwen3-vl-235b-a22b", "claude-opus-4", "claude-sonnet-4", "grok-4", "gpt-5-mini", "gpt-5", "gemini-2.5-pro",
+        "qwen3-4b", "qwen2.5-vl-7b", "qwen2.5-vl-72b", "llama-4-scout", "qwen2.5-vl-32b", "gemini-2.5-flash",
+        "qwen3-next-80b-a3b", "deepseek-v3", "llama-4-maverick", "qwen3-max"}
+    assert models["msu_table2_visual"] | models["msu_table2_visual_api"] == {
+        "gpt-5-mini", "grok-4", "qwen3-vl-235b-a22b", "gemini-2.5-flash", "qwen2.5-vl-72b", "claude-sonnet-4",
+        "gemini-2.5-pro", "claude-opus-4", "qwen2.5-vl-32b"}
+
+
+def test_msu_table4_runs_its_four_models_on_the_test_split(composed):
+    cells = _grid(composed, "msu_table4_title")
+    assert {c["model"]["name"] for c in cells} == {"qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen2.5-vl-3b"}
+    assert {c["data"]["split"] for c in cells + _grid(composed, "msu_table4_title_api")} == {"test"}
+
+
+def test_msu_table6_has_qwen3_4b_and_the_three_qwen25vl_rows(composed):
+    rows = {(c["model"]["name"], c["modality"]["name"]) for name in ("msu_table6_mmlu_lora", "msu_table6_mmlu_lora_qwen25vl")
+            for c in _grid(composed, name)}
+    assert rows == {("qwen3-4b", "abc"), ("qwen2.5-vl-3b", "pdf"), ("qwen2.5-vl-3b", "abc"), ("qwen2.5-vl-3b", "pdf_abc")}
+    assert {c["model"]["name"] for c in _grid(composed, "msu_table6_mmlu")} == {"qwen3-4b", "qwen2.5-vl-3b"}
+
+
+def test_msu_fig12_compares_single_and_batched_for_the_vlms_the_paper_names(composed):
+    cells = _grid(composed, "msu_fig12_single_vs_batched") + _grid(composed, "msu_fig12_single_vs_batched_api")
+    assert {(c["model"]["name"], c["prompt"]["mode"]) for c in cells} == {
+        (m, p) for m in ("claude-sonnet-4", "claude-opus-4", "qwen2.5-vl-72b") for p in ("single", "batched")}
+    assert all(c["model"]["kind"] == "vision_language" and c["modality"]["name"] == "pdf" for c in cells)
+
+
+def test_abc_eval_runs_the_papers_seven_models_at_temperature_0_top_p_1(composed):
+    cells = _grid(composed, "abc_eval_table3")
+    assert {c["model"]["name"] for c in cells} == {"deepseek-v3", "deepseek-reasoner", "gemini-2.5-pro",
+                                                  "gemini-2.5-flash", "gpt-5-mini", "gpt-5-nano", "gpt-5"}
+    for c in cells:
+        assert (c["sampling"]["temperature"], c["sampling"]["top_p"]) == (0.0, 1.0)
+        api = c["model"]["api"]
+        # every field of the paper's decoding is either sent or listed as not sent, with its reason
+        for field in ("temperature", "top_p"):
+            assert (field in api["params"]) != (field in api.get("not_sent", {})), (c["model"]["name"], field)
+
+
+def test_backend_sends_temperature_0_and_top_p_1_where_accepted(compose):
+    from scoreqa.backends.openai_api import OpenAIBackend
+
+    for model, expected in (("deepseek-v3", {"temperature": 0.0, "top_p": 1.0}), ("gemini-2.5-pro", {"temperature": 0.0, "top_p": 1.0}),
+                            ("gpt-5", {}), ("deepseek-reasoner", {})):
+        cfg = compose("evaluate", ["experiment=abc_eval_table3", f"model={model}"])
+        fields = OpenAIBackend(cfg.model, cfg.sampling).request_fields()
+        assert {k: v for k, v in fields.items() if k in ("temperature", "top_p")} == expected, model
+
+
+def test_qwen25vl_pdf_abc_training_leaves_out_appendix_i_scores(composed):
+    cells = {c["modality"]["name"]: c["data"]["exclude_scores"] for c in _grid(composed, "msu_fig5_lora_qwen25vl")}
+    assert cells == {"pdf": None, "abc": None, "pdf_abc": "appendix_i"}

@@ -14,6 +14,10 @@ OPTIONS = ["Tonic", "Dominant seventh", "Subdominant", "Neapolitan sixth"]
     ("B", "B"), ("(B)", "B"), ("B.", "B"), ("**B**", "B"), ("Option B", "B"), ("B. Dominant seventh", "B"),
     ("Answer: C", "C"), ("The answer is (D)", "D"), ("Let me think.\nThe correct option is B.\nAnswer: B", "B"),
     ("dominant seventh", "B"), ("<think>A? C?</think>D", "D"),
+    # BoYaEval Appendix E's output format: one sentence of reasoning, then the answer
+    ("Reason: The glyph combines the thumb with string seven.\nAnswer: C", "C"),
+    ("Reason: Options A and B differ in the fifth note; the answer is D.\nAnswer: D", "D"),
+    ("Reason: The answer is A.\nAnswer: C", None),
     ("A chord is built on the fifth", None), ("A or B", None), ("Answer: A. Answer: C", None), ("E", None),
     ("", None), (None, None), ("The dominant", None),
 ])

@@ -36,3 +36,17 @@ def test_parsing_never_guesses():
     assert parse_bar_set("bars 2, 5 and 7") is None
     assert parse_bar_set("") is None
     assert bar_set("13678") == {1, 3, 6, 7, 8}
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("610", {6, 10}), ("467810", {4, 6, 7, 8, 10}), ("01", {0, 1}),  # "10" is bar ten; "01" is bars 0 and 1
+    ("6, 10", {6, 10}), ("6 10", {6, 10}), ("`6；10`", {6, 10}), ("0,1", {0, 1}),
+    ("6, 10 and 12", None), ("6-10", None),
+])
+def test_bar_ten_is_one_bar_concatenated_or_separated(text, expected):
+    assert parse_bar_set(text) == expected
+
+
+def test_a_target_that_is_not_bar_numbers_fails():
+    with pytest.raises(ValueError, match="not a list of bar numbers"):
+        bar_set("bar 6")

@@ -67,3 +67,16 @@ def test_bertscore_on_a_tiny_local_model_equals_direct_matching(tiny_bert):
     assert scores["bertscore_f1"] == pytest.approx(expected, abs=1e-3)
     assert text_overlap(REFS, REFS, bertscore=spec)["bertscore_f1"] == pytest.approx(100.0, abs=1e-3)
     assert set(scores) == {"bleu4", "chrf", "bertscore_f1"}
+
+
+def test_rescaling_with_a_baseline_maps_f1_linearly_and_can_go_negative(tiny_bert, tmp_path):
+    """(F1 - b) / (1 - b) with the baseline row of the model's layer: BoYaEval's Table 6 shows negative BERTScores."""
+    baseline = tmp_path / "baseline.tsv"
+    baseline.write_text("LAYER,P,R,F\n0,0.1,0.1,0.1\n1,0.2,0.2,0.2\n2,0.5,0.5,0.98\n", encoding="utf-8")
+    raw = BertScoreSpec(model=str(tiny_bert), num_layers=2, device="cpu")
+    rescaled = BertScoreSpec(model=str(tiny_bert), num_layers=2, device="cpu", lang="zh", rescale_with_baseline=True,
+                             baseline_path=str(baseline))
+    f1 = text_overlap(HYPS, REFS, bertscore=raw)["bertscore_f1"] / 100
+    assert text_overlap(HYPS, REFS, bertscore=rescaled)["bertscore_f1"] == pytest.approx(
+        100 * (f1 - 0.98) / (1 - 0.98), abs=1e-2)
+    assert f1 < 0.98  # so the rescaled score is negative here

@@ -115,3 +115,45 @@ def test_option_formats():
     assert split_options("['a', 'b']") == ["a", "b"]
     assert split_options('["a", "b"]') == ["a", "b"]
     assert split_options("A. first\nB) second\n(C) third") == ["first", "second", "third"]
+
+
+# WildScore, Appendix A, Prompts 1 and 2: system prompts verbatim; the user prompts' printed layout with slots.
+PAPER_SYSTEM_IMAGE = ("You are an expert in symbolic music-score question answering. You will be provided with an image "
+                      "of a musical excerpt, a question about it, and several labeled options. Analyze the image and "
+                      "text, then choose the correct answer. Respond with **ONLY** the option letter.")
+PAPER_SYSTEM_TEXT = ("You are an expert in symbolic music-score question answering. You will be provided with a question "
+                     "about a musical excerpt and several labeled options. Choose the correct answer based solely on "
+                     "the text. Respond with **ONLY** the option letter.")
+# Appendix A's printed example ("<image>" / "Question: Which measure best represents the 6/8 time signature?" /
+# "Options:" / "- A. Grouped in two dotted-quarter notes" / "- B. Grouped as three quarter notes"), after the image
+PAPER_USER_AFTER_IMAGE = ("\n\nQuestion: Which measure best represents the 6/8 time signature?\n\nOptions:\n\n"
+                          "- A. Grouped in two dotted-quarter notes\n- B. Grouped as three quarter notes")
+
+
+def test_v2_prompts_are_appendix_a_prompts_1_and_2(tmp_path):
+    from scoreqa.data.records import BenchmarkSplit, Question, Score
+
+    templates = {"system": "wildscore/system_image.v2", "system.text": "wildscore/system_text.v2",
+                 "single": "wildscore/user_image.v2", "single.text": "wildscore/user_text.v2"}
+    options = ("Grouped in two dotted-quarter notes", "Grouped as three quarter notes")
+    meta = {"option_labels": "AB"}
+    text = "Which measure best represents the 6/8 time signature?"
+    split = BenchmarkSplit("wildscore", "all", {"s": Score("s", "s", page_images=(tmp_path / "p.png",)),
+                                                "s:text": Score("s:text", "s")},
+                           [Question("s:image", "s", 0, text, "A", options, {**meta, "mode": "image"}),
+                            Question("s:text", "s:text", 0, text, "A", options, {**meta, "template": "text"})])
+    image, text_only = PromptBuilder(templates, ModalitySpec("pdf", "PDF", ("pages",)), "single").requests(split)
+    assert image.messages[0] == {"role": "system", "content": PAPER_SYSTEM_IMAGE}
+    assert image.messages[1]["content"] == [{"type": "image", "image": str(tmp_path / "p.png")},
+                                            {"type": "text", "text": PAPER_USER_AFTER_IMAGE}]
+    assert text_only.messages[0] == {"role": "system", "content": PAPER_SYSTEM_TEXT}
+    assert text_only.messages[1]["content"] == [{"type": "text", "text": PAPER_USER_AFTER_IMAGE.lstrip("\n")}]
+
+
+def test_v1_prompts_stay_selectable_in_one_override(compose, release):
+    v1 = "data.templates={system:null,system.text:null,single:wildscore/image.v1,single.text:wildscore/text.v1}"
+    templates = dict(compose("evaluate", ["data=wildscore", v1]).data.templates)
+    split = WildScoreBench(root=str(release), templates=templates, limit=1).load(["pages"])
+    image, text = PromptBuilder(templates, ModalitySpec("pdf", "PDF", ("pages",)), "single").requests(split)
+    assert len(image.messages) == len(text.messages) == 1  # v1 sends no system prompt
+    assert image.messages[0]["content"][-1]["text"].endswith("Answer with the letter of the correct option only.")

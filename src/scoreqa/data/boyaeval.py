@@ -7,8 +7,12 @@
 Reads a local copy of the Hugging Face release ``MYTH-Lab/BoYaEval``. Per task, every data file
 (``.jsonl``, ``.json``, ``.csv`` or ``.parquet``) whose path names the task (``task1``, ``Task_1``
 ...) is read; files whose name says ``fewshot``, ``dev`` or ``example`` form that task's exemplar
-pool instead. Image fields may be paths (relative to the file or the root) or Hugging Face image
-structs (``{"bytes": ..., "path": ...}``), which are written once to ``cache_dir``.
+pool instead. Few-shot exemplars come only from such a pool, never from the evaluated items (a
+few-shot run without a pool file fails); their worked reasoning is read from a ``reason`` field.
+Notation names are normalised to keys (``Lülüpu``, ``Lulupu``, ``lülüpu`` -> ``lulupu``), which
+pick Task 2's track (Recognition: Gongchepu, Lülüpu; Translation: Jianzipu, as in the paper).
+Image fields may be paths (relative to the file or the root) or Hugging Face image structs
+(``{"bytes": ..., "path": ...}``), which are written once to ``cache_dir``.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -33,7 +38,22 @@ FIELDS = {"id": ["id", "qid", "question_id", "uid", "index"],
           "question": ["question", "prompt", "instruction", "query"],
           "options": ["options", "choices", "candidates", "option_images"],
           "answer": ["answer", "label", "gt", "target", "reference", "ground_truth"],
-          "notation": ["notation", "notation_type", "notation_system", "system", "category", "type"]}
+          "notation": ["notation", "notation_type", "notation_system", "system", "category", "type"],
+          "target_notation": ["target_notation", "option_notation", "target_notation_type", "notation_2"],
+          "reason": ["reason", "reasoning", "rationale", "explanation", "analysis", "solution"]}
+# Task 2's tracks (paper, Section 4 and Table 2): Recognition of Gongchepu and Lülüpu, Translation of Jianzipu.
+TASK2_TRACKS = {"gongchepu": "recognition", "lulupu": "recognition", "jianzipu": "translation"}
+# The paper's spelling of a notation (Appendix E.2 "Gongchepu/Lülüpu", "Jianzipu"), for the prompts' [notation type].
+NOTATION_NAMES = {"gongchepu": "Gongchepu", "lulupu": "Lülüpu", "jianzipu": "Jianzipu"}
+
+
+def notation_key(name: Any) -> str | None:
+    """``"Lülüpu"`` -> ``"lulupu"``: lower case, accents and non-letters removed (``None`` when blank)."""
+    text = blank_to_none(name)
+    if text is None:
+        return None
+    ascii_text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", ascii_text.lower()) or str(text).strip()
 
 
 def _field(record: Mapping[str, Any], key: str, source: str, required: bool = True) -> Any:
@@ -126,7 +146,8 @@ class BoYaEvalBench:
                 return candidate
         raise FileNotFoundError(f"{where}: image {value!r} not found beside {base} or under {self.root}")
 
-    def _question(self, task: int, record: Mapping[str, Any], path: Path, number: int) -> tuple[Question, Score]:
+    def _question(self, task: int, record: Mapping[str, Any], path: Path, number: int,
+                  exemplar: bool = False) -> tuple[Question, Score]:
         where = f"{path.relative_to(self.root)} item {number}"
         item_id = blank_to_none(_field(record, "id", where, required=False)) or f"{number:04d}"
         qid = f"task{task}:{path.stem}:{item_id}"
@@ -134,7 +155,11 @@ class BoYaEvalBench:
         if not images:
             raise ValueError(f"{where}: no score image")
         answer = str(_field(record, "answer", where)).strip()
-        meta: dict[str, Any] = {"task": task, "notation": blank_to_none(_field(record, "notation", where, False))}
+        notation = blank_to_none(_field(record, "notation", where, False))
+        meta: dict[str, Any] = {"task": task, "notation": notation, "notation_key": notation_key(notation),
+                                "target_notation": blank_to_none(_field(record, "target_notation", where, False))}
+        if exemplar:
+            meta["reason"] = blank_to_none(_field(record, "reason", where, False))
         choices: tuple[str, ...] = ()
         if task in (1, 3):
             options = _as_list(_field(record, "options", where))
@@ -177,8 +202,14 @@ class BoYaEvalBench:
             if self.limit is not None:
                 task_questions = task_questions[: int(self.limit)]
             questions.extend(task_questions)
-            pool = [self._question(task, r, p, n) for p in pool_files for n, r in enumerate(read_records(p))]
-            self.pools[task] = [q for q, _ in pool] or task_questions
+            pool = [self._question(task, r, p, n, exemplar=True) for p in pool_files
+                    for n, r in enumerate(read_records(p))]
+            if self.fewshot.get(task) and not pool:
+                raise FileNotFoundError(
+                    f"data.fewshot.task{task}={self.fewshot[task]} needs exemplars from outside the test items: put a "
+                    f"file whose name says {'/'.join(POOL_WORDS)} beside the task{task} data (with a 'reason' field "
+                    "for the worked reasoning), or run zero-shot")
+            self.pools[task] = [q for q, _ in pool]
             scores.update({s.id: s for _, s in pool})
         kept = {q.score_id for q in questions} | {q.score_id for pool in self.pools.values() for q in pool}
         self._questions = {q.id: q for q in questions}

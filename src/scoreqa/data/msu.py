@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from scoreqa.data.columns import blank_to_none, find_column
+from scoreqa.data.msu_excluded import resolve as resolve_exclusions
 from scoreqa.data.msu_hf import read_hf_release
 from scoreqa.data.pages import page_images_for
 from scoreqa.data.records import BenchmarkSplit, Question, Score
@@ -94,7 +95,7 @@ class MSUBench:
     def __init__(self, name: str = "msu", root: str | None = None, tables_dir: str | None = None,
                  score_dir: str | None = None, cache_dir: str = ".cache/msu", split: str = "test",
                  split_seed: int = 0, limit: int | None = None, skip_missing: bool = False,
-                 templates: Mapping[str, str] | None = None) -> None:
+                 templates: Mapping[str, str] | None = None, exclude_scores: str | Sequence[str] | None = None) -> None:
         self.name, self.split, self.split_seed = name, split, split_seed
         self.templates = dict(templates or {})
         self.root = Path(root) if root else None
@@ -102,6 +103,7 @@ class MSUBench:
         self.score_dir = Path(score_dir) if score_dir else None
         self.cache_dir = Path(cache_dir)
         self.limit, self.skip_missing = limit, skip_missing
+        self.exclude_scores = exclude_scores
 
     def read_all(self) -> tuple[dict[str, Score], list[Question]]:
         """Every score and question of the release, before any split."""
@@ -114,8 +116,19 @@ class MSUBench:
     def load(self, needs: Iterable[str]) -> BenchmarkSplit:
         scores, questions = self.read_all()
         source = str(self.root or self.score_dir or f"{self.tables_dir} (no data.score_dir set)")
-        return select(self.name, scores, questions, split=self.split, seed=self.split_seed, limit=self.limit,
-                      needs=needs, skip_missing=self.skip_missing, source=source)
+        chosen = select(self.name, scores, questions, split=self.split, seed=self.split_seed, limit=self.limit,
+                        needs=needs, skip_missing=self.skip_missing, source=source)
+        return self.without_excluded(chosen, scores)
+
+    def without_excluded(self, chosen: BenchmarkSplit, release: Mapping[str, Score]) -> BenchmarkSplit:
+        """Drop ``exclude_scores`` from the train and val splits (listed in ``skipped``); test is never reduced."""
+        if self.exclude_scores is None or self.split not in ("train", "val"):
+            return chosen
+        excluded = set(resolve_exclusions(self.exclude_scores, release)) & set(chosen.scores)
+        skipped = [{"score_id": i, "title": chosen.scores[i].title, "missing": "excluded: data.exclude_scores"}
+                   for i in chosen.scores if i in excluded]
+        return BenchmarkSplit(chosen.name, chosen.split, {k: v for k, v in chosen.scores.items() if k not in excluded},
+                              [q for q in chosen.questions if q.score_id not in excluded], chosen.skipped + skipped)
 
     def all_score_ids(self) -> list[str]:
         _, questions = self.read_all()

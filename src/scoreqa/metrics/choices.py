@@ -80,3 +80,24 @@ def digit_answer(output: str | None) -> list[int] | None:
     if not re.fullmatch(r"\d+", text):
         return None
     return [int(c) for c in text]
+
+
+_SEPARATED_NUMBERS = re.compile(r"\d+(?:(?:\s*[,;，；、]\s*|\s+)\d+)+")
+
+
+def bar_numbers(output: str | None) -> list[int] | None:
+    """Bar numbers of an ABC-Eval Error Detection target or answer, or ``None`` for anything else.
+
+    Concatenated digits are single bars except ``10``, which is bar 10 (``"610"`` -> 6, 10): the
+    release lists bars in ascending order, so a 1 followed by a 0 can only be ten, and read this way
+    every one of the 220 targets has as many bars as its ``error`` column lists errors. Numbers
+    written with separators (``"6, 10"``, ``"6 10"``, ``"6；10"``) are taken whole.
+    """
+    if output is None:
+        return None
+    text = strip_thinking(output).strip(_DIGIT_EDGES).rstrip(".。").strip(_DIGIT_EDGES)
+    if re.fullmatch(r"\d+", text):
+        return [int(token) for token in re.findall(r"10|\d", text)]
+    if _SEPARATED_NUMBERS.fullmatch(text):
+        return [int(token) for token in re.findall(r"\d+", text)]
+    return None

@@ -1,10 +1,12 @@
 """ABC-Eval's Error Detection score: macro-F1 over bar numbers.
 
-Each answer and target is a set of bar numbers (digits concatenated: ``"257"``; the data writes
-an error in the header/metadata as bar ``0`` and tune bars from 1). Every bar number seen in any
+Each answer and target is a set of bar numbers (digits concatenated: ``"257"``, with ``"10"`` read
+as bar 10, see :func:`scoreqa.metrics.choices.bar_numbers`; the data writes an error in the
+header/metadata as bar ``0`` and tune bars from 1). Every bar number seen in any
 target or answer is a class; per class, F1 is computed across all questions (a question is a
 positive for the class when its set holds the number), and the classes are averaged unweighted.
-An answer that is not a digit string predicts no bars (and is counted as unparseable).
+An answer that is neither a digit string nor separated numbers predicts no bars (and is counted as
+unparseable).
 """
 
 from __future__ import annotations
@@ -15,17 +17,21 @@ import numpy as np
 from sklearn.metrics import f1_score
 from sklearn.preprocessing import MultiLabelBinarizer
 
-from scoreqa.metrics.choices import digit_answer
+from scoreqa.metrics.choices import bar_numbers
 
 
 def parse_bar_set(output: str | None) -> set[int] | None:
-    """Bar numbers of a concatenated digit answer; ``None`` when the answer is anything else."""
-    digits = digit_answer(output)
-    return None if digits is None else set(digits)
+    """Bar numbers of an answer; ``None`` when the answer is anything else."""
+    bars = bar_numbers(output)
+    return None if bars is None else set(bars)
 
 
 def bar_set(target: str) -> set[int]:
-    return {int(c) for c in str(target).strip() if c.isdigit()}
+    """Bar numbers of a target (``"610"`` -> {6, 10})."""
+    bars = bar_numbers(str(target))
+    if bars is None:
+        raise ValueError(f"Error Detection target {target!r} is not a list of bar numbers")
+    return set(bars)
 
 
 def macro_f1_over_bars(predicted: Sequence[set[int]], truth: Sequence[set[int]]) -> float:

@@ -3,7 +3,9 @@
 BLEU and chrF are sacrebleu's corpus-level scores (0-100). BERTScore-F1 is the mean of
 bert-score's per-answer F1 (x100) computed with a configurable model: a hub id on a cluster
 (e.g. ``bert-base-chinese``) or a local folder; a local folder needs ``num_layers`` because
-bert-score only knows the best layer of the hub models it lists.
+bert-score only knows the best layer of the hub models it lists. ``rescale_with_baseline`` maps F1
+linearly by bert-score's baseline b, (F1 - b) / (1 - b), so scores can go below zero (BoYaEval's
+Table 6 has one); it needs ``lang`` and, for a model bert-score has no baseline for, ``baseline_path``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ class BertScoreSpec:
     batch_size: int = 16
     device: str | None = None  # None: cuda when available, else cpu
     lang: str | None = None  # e.g. "zh": picks bert-score's default model (and layer) when ``model`` is None
+    rescale_with_baseline: bool = False
+    baseline_path: str | None = None  # a bert-score baseline file (LAYER,P,R,F); None: bert-score's own for the model
 
 
 def bleu4(hypotheses: Sequence[str], references: Sequence[str], tokenize: str = "13a") -> float:
@@ -36,7 +40,7 @@ def chrf(hypotheses: Sequence[str], references: Sequence[str]) -> float:
 
 
 def bertscore_f1(hypotheses: Sequence[str], references: Sequence[str], spec: BertScoreSpec) -> float:
-    """Mean BERTScore F1 x100 (no baseline rescaling)."""
+    """Mean BERTScore F1 x100, rescaled with the baseline when ``spec.rescale_with_baseline``."""
     if not hypotheses:
         return float("nan")
     from bert_score import score
@@ -50,6 +54,13 @@ def bertscore_f1(hypotheses: Sequence[str], references: Sequence[str], spec: Ber
         kwargs["device"] = spec.device
     if spec.lang:
         kwargs["lang"] = spec.lang
+    if spec.rescale_with_baseline:
+        if not spec.lang:
+            raise ValueError("BERTScore rescale_with_baseline needs bertscore.lang (bert-score's baselines are per "
+                             "language); set it, or rescale_with_baseline=false")
+        kwargs["rescale_with_baseline"] = True
+        if spec.baseline_path:
+            kwargs["baseline_path"] = spec.baseline_path
     _, _, f1 = score(list(hypotheses), list(references), **kwargs)
     return float(f1.mean()) * 100.0
 

@@ -27,10 +27,11 @@ class ModalitySpec:
                    template_suffix=config.get("template_suffix", "") or "")
 
 
-def format_options(question: Question) -> str:
-    """``{options}``: one ``<label>. <choice>`` line per choice; labels from ``meta['option_labels']`` (default A, B, ...)."""
+def format_options(question: Question, bullet: str = "") -> str:
+    """``{options}``: one ``<label>. <choice>`` line per choice; labels from ``meta['option_labels']`` (default A, B, ...).
+    ``{option_list}`` is the same with ``bullet="- "`` (WildScore's Appendix A prints its options as a list)."""
     labels = question.meta.get("option_labels") or "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-    return "\n".join(f"{label}. {choice}" for label, choice in zip(labels, question.choices))
+    return "\n".join(f"{bullet}{label}. {choice}" for label, choice in zip(labels, question.choices))
 
 
 def _fill(text: str, values: Mapping[str, str]) -> str:
@@ -61,6 +62,9 @@ class PromptBuilder:
         if key not in templates and mode not in templates:
             raise KeyError(f"the benchmark defines no {mode!r} template (data.templates has {sorted(templates)})")
         self.system: Template | None = load_template(templates["system"]) if templates.get("system") else None
+        # a variant's own system prompt: "system.<variant>" (WildScore's Prompts 1 and 2 differ in both messages)
+        self.system_variants = {name.split(".", 1)[1]: load_template(template_id) for name, template_id
+                                in templates.items() if name.startswith("system.") and template_id}
         self.user: Template = load_template(templates.get(key) or templates[mode])
         # per-question variants: "<mode>.<variant>" keys, chosen by a question's meta["template"]
         self.variants = {name.split(".", 1)[1]: load_template(template_id) for name, template_id in templates.items()
@@ -68,7 +72,8 @@ class PromptBuilder:
 
     def identity(self) -> dict[str, Any]:
         return {"mode": self.mode, "modality": self.modality.name,
-                "templates": {t.id: t.sha for t in (self.system, self.user, *self.variants.values()) if t is not None}}
+                "templates": {t.id: t.sha for t in (self.system, *self.system_variants.values(), self.user,
+                                                     *self.variants.values()) if t is not None}}
 
     def requests(self, split: BenchmarkSplit) -> list[ChatRequest]:
         if self.mode in ("single", "analysis"):
@@ -80,23 +85,25 @@ class PromptBuilder:
         if self.mode in ("single", "analysis"):
             question = questions[0]
             values = {"score_modality": self.modality.label, "question": question.text,
-                      "options": format_options(question), **question.meta.get("slots", {})}
+                      "options": format_options(question), "option_list": format_options(question, "- "),
+                      **question.meta.get("slots", {})}
             key = question.id
             variant = question.meta.get("template")
             if variant and variant not in self.variants:
                 raise KeyError(f"question {key} asks for template variant {variant!r}; data.templates defines "
                                f"{sorted(self.variants)} as '{self.mode}.<variant>' keys")
             user = self.variants[variant] if variant else self.user
+            system = self.system_variants.get(variant, self.system) if variant else self.system
             if self.mode == "analysis":
                 values["facts"] = _fact_sheet(score)
         else:
             numbered = "\n".join(f"{i}. {q.text}" for i, q in enumerate(questions, start=1))
             values = {"score_modality": self.modality.label, "questions": numbered}
             key = f"{score.id}:batched"
-            user = self.user
+            user, system = self.user, self.system
         messages: list[Message] = []
-        if self.system is not None:
-            messages.append({"role": "system", "content": self.system.text})
+        if system is not None:
+            messages.append({"role": "system", "content": system.text})
         messages.append({"role": "user", "content": self.user_content(score, values, user)})
         return ChatRequest(key=key, messages=tuple(messages), question_ids=tuple(q.id for q in questions))
 
@@ -113,4 +120,4 @@ class PromptBuilder:
             else:
                 parts.append({"type": "text", "text": "\n" + texts[source]})
         parts.append({"type": "text", "text": after})
-        return parts
+        return [part for part in parts if part["type"] != "text" or part["text"]]  # a template may open with {score}
