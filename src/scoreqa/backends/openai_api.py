@@ -18,15 +18,18 @@ import json
 import logging
 import os
 import random
+import re
 import time
 from collections import deque
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from scoreqa.backends.async_bridge import BackgroundProducer
 from scoreqa.backends.base import Backend, ChatRequest, Completion, Message, SamplingSpec
+from scoreqa.backends.context import Fit
 from scoreqa.backends.page_images import page_data_url
 from scoreqa.backends.pacing import RequestPacer, RetryPolicy, retry_after_seconds
 from scoreqa.backends.seeding import batch_seed
+from scoreqa.backends.server_window import measure_on_server
 from scoreqa.models.spec import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -45,6 +48,14 @@ _SAMPLING_FIELDS: dict[str, Callable[[SamplingSpec], Any]] = {
     "seed": lambda s: s.seed,  # replaced by a per-request seed derived from it
 }
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429})
+# How servers word a prompt over the window (vLLM, OpenAI, Anthropic's and Google's compatible endpoints).
+_TOO_LONG = re.compile(r"context length|context window|maximum (input|prompt|context)|too many (input )?tokens"
+                       r"|prompt is too long|max_model_len", re.IGNORECASE)
+
+
+def too_long_error(status: int, message: str) -> bool:
+    """A 400/413 whose message says the prompt exceeds the window: recorded as ``too_long``, not as a failure."""
+    return status in (400, 413) and bool(_TOO_LONG.search(message))
 
 
 class MalformedResponse(ValueError):
@@ -104,7 +115,7 @@ class OpenAIBackend(Backend):
                  requests_per_minute: float | None = None, max_consecutive_failures: int = 50) -> None:
         self.spec = ModelSpec.from_config(model)
         self.sampling = SamplingSpec.from_config(sampling)
-        hosted = model.get("api") is not None
+        hosted = self.hosted = model.get("api") is not None
         api = dict(model.get("api") or {})
         self.base_url = base_url or api.get("base_url")
         self.api_key_env = api_key_env if api_key_env is not None else api.get("key_env")
@@ -140,6 +151,16 @@ class OpenAIBackend(Backend):
 
     def usage(self) -> dict[str, Any]:
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in self._usage.items()}
+
+    def fits(self, requests: Sequence[ChatRequest]) -> list[Fit] | None:
+        """Counted by a self-hosted server's ``/tokenize`` (vLLM); None for hosted APIs, which reject a too-long
+        prompt themselves (recorded as ``too_long`` from their error, see :func:`too_long_error`)."""
+        if self.hosted or not self.base_url:
+            return None
+        pairs = [(r, api_messages(r.messages, self.spec.max_pixels)) for r in requests]
+        template = {k: v for k, v in self.extra.items() if k == "chat_template_kwargs"}
+        return measure_on_server(self.base_url, self._api_key(), self.spec.name_or_path, pairs,
+                                 self.sampling.max_new_tokens, self.spec.context_window, template)
 
     def _api_key(self) -> str:
         if not self.api_key_env:
@@ -218,6 +239,10 @@ class OpenAIBackend(Backend):
                 text, n_in, n_out = parse_reply(response)
             except openai.APIStatusError as failure:
                 error = f"HTTP {failure.status_code}: {_status_message(failure)}"
+                if too_long_error(failure.status_code, _status_message(failure)):
+                    self._usage["failed_requests"] += 1
+                    return Completion(request.key, "", seconds=time.perf_counter() - began,
+                                      error=f"too long: {error}", too_long=True)
                 if failure.status_code < 500 and failure.status_code not in RETRYABLE_STATUS:
                     break  # the request itself is wrong (400/401/403/404/422): asking again will not help
                 wait = retry_after_seconds(failure.response.headers)

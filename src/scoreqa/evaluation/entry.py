@@ -43,7 +43,10 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     plain = redact(OmegaConf.to_container(cfg, resolve=True))
     (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create(plain)))
 
-    benchmark = instantiate(cfg.data, _convert_="all")
+    too_long = str(cfg.data.get("too_long", "fail"))  # the run's policy, not the benchmark's: not passed to it
+    data = OmegaConf.to_container(cfg.data, resolve=True)
+    data.pop("too_long", None)
+    benchmark = instantiate(data, _convert_="all")
     if hasattr(benchmark, "run"):
         metrics = benchmark.run(cfg, run_dir)
         (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=2))
@@ -64,7 +67,7 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
     judge = instantiate(cfg.judge, _convert_="all")
     logger = instantiate(cfg.logger, _convert_="all")
 
-    outcome = run_evaluation(split, builder, backend, judge, run_dir)
+    outcome = run_evaluation(split, builder, backend, judge, run_dir, too_long=too_long)
     outcome.usage["invocation_seconds"] = round(time.perf_counter() - started, 3)  # loading + generation + judging
     metrics = run_metrics(outcome.records, run_key=outcome.run_key, n_new_generations=outcome.n_new_generations,
                           n_skipped_scores=len(split.skipped), usage=outcome.usage,

@@ -6,12 +6,13 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tqdm.auto import tqdm
 
 from scoreqa.backends.base import Backend, ChatRequest, Completion
 from scoreqa.data.records import BenchmarkSplit
+from scoreqa.evaluation.context_check import screen
 from scoreqa.evaluation.jsonl_store import JsonlStore
 from scoreqa.evaluation.run_key import run_key
 from scoreqa.evaluation.scoring import QuestionRecord, judge_items, parse_completions
@@ -33,14 +34,21 @@ class RunOutcome:
 
 def _completion_from_row(row: dict[str, Any]) -> Completion:
     return Completion(row["key"], row["text"], row.get("input_tokens"), row.get("output_tokens"),
-                      row.get("seconds"), row.get("error"))
+                      row.get("seconds"), row.get("error"), bool(row.get("too_long", False)))
 
 
-def generate_missing(requests: list[ChatRequest], backend: Backend, store: JsonlStore, key: str
+def generate_missing(requests: list[ChatRequest], backend: Backend, store: JsonlStore, key: str,
+                     too_long: str = "fail", describe: Callable[[ChatRequest], str] = lambda r: r.key
                      ) -> tuple[dict[str, Completion], int]:
-    """Cached completions of this run key, plus new ones for the rest (appended batch by batch)."""
+    """Cached completions of this run key, plus new ones for the rest (appended batch by batch); requests over
+    the context window are screened out first (``context_check``)."""
     cached = {row["key"]: _completion_from_row(row) for row in store.rows() if row.get("run_key") == key}
     pending = [r for r in requests if r.key not in cached or cached[r.key].error]
+    pending, over = screen(pending, backend, too_long, describe)
+    if over:
+        log.warning("%d request(s) exceed the context window and are not sent (data.too_long=skip)", len(over))
+        store.append([{"run_key": key, **vars(c)} for c in over])
+        cached.update({c.key: c for c in over})
     if not pending:
         return cached, 0
     log.info("%d of %d requests cached; generating %d", len(requests) - len(pending), len(requests), len(pending))
@@ -83,14 +91,30 @@ def judge_missing(records: list[QuestionRecord], judge: Judge, store: JsonlStore
     return len(todo)
 
 
+def describe_request(split: BenchmarkSplit) -> Callable[[ChatRequest], str]:
+    """"score <id> ('<title>'), question <id>" for a request: what a one-line error names."""
+    questions = {q.id: q for q in split.questions}
+    titles = {score_id: score.title for score_id, score in split.scores.items()}
+
+    def describe(request: ChatRequest) -> str:
+        question = questions.get(request.question_ids[0])
+        if question is None:
+            return f"request {request.key}"
+        return (f"score {question.score_id} ({titles.get(question.score_id, '?')!r}), "
+                f"question {', '.join(request.question_ids)}")
+
+    return describe
+
+
 def run_evaluation(split: BenchmarkSplit, builder: PromptBuilder, backend: Backend, judge: Judge, run_dir: Path,
-                   key_parts: dict[str, Any] | None = None) -> RunOutcome:
+                   key_parts: dict[str, Any] | None = None, too_long: str = "fail") -> RunOutcome:
     run_dir = Path(run_dir)
     requests = builder.requests(split)
     key = run_key({"data": {"name": split.name, "split": split.split, "version": split.version()},
                    "prompt": builder.identity(), "backend": backend.identity(), **(key_parts or {})})
     began = time.perf_counter()
-    completions, n_new = generate_missing(requests, backend, JsonlStore(run_dir / PREDICTIONS), key)
+    completions, n_new = generate_missing(requests, backend, JsonlStore(run_dir / PREDICTIONS), key, too_long,
+                                          describe_request(split))
     usage = {**backend.usage(), "wall_seconds": round(time.perf_counter() - began, 3)}  # generation, this invocation
     records = parse_completions(split, requests, completions, builder.mode)
     n_judged = judge_missing(records, judge, JsonlStore(run_dir / JUDGMENTS))

