@@ -8,6 +8,7 @@ length ``L`` such that every piece of at most ``L`` characters fits ``window - m
 ``conf/data/corpus.yaml``'s ``max_abc_chars`` is set at or below that ``L`` (see its comment).
 
     python benchmarks/corpus_prompt_fit.py --out .cache/corpus_prompt_fit.json
+    python benchmarks/corpus_prompt_fit.py --built .cache/corpus   # every prompt of a built corpus instead
 """
 
 from __future__ import annotations
@@ -67,13 +68,43 @@ def survey(model_dir: Path, window: int, max_new_tokens: int) -> dict:
             "rows": rows}
 
 
+def built(corpus: Path, model_dir: Path, window: int, max_new_tokens: int) -> dict:
+    """Every single-question ABC prompt of a built corpus (all splits), counted as above."""
+    from omegaconf import OmegaConf
+    from transformers import AutoTokenizer
+
+    from scoreqa.corpus.bench import CorpusBench
+    from scoreqa.prompts.builder import ModalitySpec, PromptBuilder
+
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    manifest = json.loads((corpus / "manifest.json").read_text(encoding="utf-8"))
+    templates = dict(OmegaConf.load(REPO / "conf" / "data" / "corpus.yaml").templates)
+    builder = PromptBuilder(templates, ModalitySpec("abc", "ABC notation", ("abc",)), "single")
+    bench = CorpusBench(root=str(corpus), build_limit=None, max_abc_chars=manifest["max_abc_chars"],
+                        auto_build=False, split="all")
+    split = bench.load(needs=["abc"])
+    counts = {}
+    for question in split.questions:
+        messages = builder.request_for(split.scores[question.score_id], [question]).messages
+        text = tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
+        counts[question.id] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+    budget = window - max_new_tokens
+    return {"corpus": str(corpus), "limit": manifest["limit"], "max_abc_chars": manifest["max_abc_chars"],
+            "scores": len(split.scores), "prompts": len(counts), "max_prompt_tokens": max(counts.values()),
+            "budget": budget, "over_budget": sorted(q for q, n in counts.items() if n > budget)}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model-dir", type=Path, default=REPO / ".cache" / "models" / "smollm2-135m-instruct")
     parser.add_argument("--window", type=int, default=8192)
     parser.add_argument("--max-new-tokens", type=int, default=512)
     parser.add_argument("--out", type=Path, default=None, help="write every piece's numbers here (JSON)")
+    parser.add_argument("--built", type=Path, default=None, help="count the prompts of this built corpus instead")
     args = parser.parse_args(argv)
+    if args.built:
+        print(json.dumps(built(args.built, args.model_dir, args.window, args.max_new_tokens), indent=1))
+        return 0
     report = survey(args.model_dir, args.window, args.max_new_tokens)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
