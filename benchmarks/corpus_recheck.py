@@ -1,6 +1,7 @@
 """Independent re-check of built corpus answers: a stratified random sample, recomputed with music21 alone.
 
-Every question kind gets up to ``--per-kind`` randomly chosen questions. Each is recomputed from
+Every question kind gets up to ``--per-kind`` randomly chosen questions of the folder's finished
+scores (``scores/*/record.json``, so a build still running can be checked). Each is recomputed from
 music21's *own* corpus file (the record's ``source``, not the normalised copy) with music21 and code
 written here (no ``scoreqa.corpus`` import), then compared with the stored reference. Bar numbers
 are mapped to the source's through the record's ``source_bar_offset``. Level-3 kinds are re-read
@@ -20,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import music21
-from music21 import bar, clef, converter, dynamics, harmony, key, meter, note, roman, tempo
+from music21 import bar, clef, converter, dynamics, harmony, key, meter, roman, tempo, text
 
 SIGNS = {"": "", "#": "♯", "-": "♭", "##": "𝄪", "--": "𝄫"}
 VALUES = {"breve": "Breve", "whole": "Whole", "half": "Half", "quarter": "Quarter", "eighth": "Eighth",
@@ -109,9 +110,12 @@ def answer(kind: str, question: dict, record: dict, source: Source, corpus_root:
             return key_text(ks)
         n = abs(ks.sharps)
         return "No sharps or flats" if n == 0 else f"{n} {'sharp' if ks.sharps > 0 else 'flat'}{'s' if n > 1 else ''}"
-    if kind == "clef_change":
-        return "; ".join(dict.fromkeys(CLEFS.get((c.sign, c.line, c.octaveChange), c.name) for m in source.bars(label)
-                                       for c in m.recurse().getElementsByClass(clef.Clef)))
+    if kind == "clef_change":  # a clef printed after the last note of the bar before belongs to this bar
+        inside = [c for m in source.bars(label) for c in m.recurse().getElementsByClass(clef.Clef)
+                  if c.offset < m.barDuration.quarterLength]
+        before = [c for m in source.bars(str(int(label) - 1)) for c in m.recurse().getElementsByClass(clef.Clef)
+                  if c.offset >= m.barDuration.quarterLength]
+        return "; ".join(dict.fromkeys(CLEFS.get((c.sign, c.line, c.octaveChange), c.name) for c in before + inside))
     if kind == "clefs":
         names = [CLEFS.get((c.sign, c.line, c.octaveChange), c.name) for p in source.parts
                  if (c := p.recurse().getElementsByClass(clef.Clef).first()) is not None]
@@ -132,7 +136,11 @@ def answer(kind: str, question: dict, record: dict, source: Source, corpus_root:
         stated = key.Key(question["reference"].split()[0].replace("♯", "#").replace("♭", "-"),
                          question["reference"].split()[1])
         opening = score.recurse().getElementsByClass(key.KeySignature).first()
-        last = min(source.parts[-1].recurse().notes.last().pitches, key=lambda p: p.ps)
+        final = [(n.getOffsetInHierarchy(m), p) for part in source.parts
+                 if (m := part.getElementsByClass("Measure").last()) is not None
+                 for n in m.recurse().notes for p in n.pitches]
+        end = max(at for at, _ in final)
+        last = min((p for at, p in final if at == end), key=lambda p: p.ps)  # lowest note of the last onset
         ok = opening.sharps == stated.sharps and key_text(score.analyze("key")) == question["reference"] \
             and last.pitchClass == stated.tonic.pitchClass
         return question["reference"] if ok else f"not confirmed (signature {opening.sharps}, ends on {last.name})"
@@ -142,11 +150,13 @@ def answer(kind: str, question: dict, record: dict, source: Source, corpus_root:
         surname = letters(question["reference"].split()[-1])
         return question["reference"] if surname in letters(found) else f"not found in {found!r}"
     if kind == "title":
-        names = [score.metadata.title, score.metadata.movementName]
+        names = [score.metadata.title, score.metadata.movementName,
+                 *(box.content for box in score.recurse().getElementsByClass(text.TextBox))]
         if record["score"].get("analysis"):
             analysis = corpus_root / "bach" / "choraleAnalyses" / record["score"]["analysis"]
             names += re.findall(r"^Title:\s*(.+)$", analysis.read_text(encoding="utf-8"), re.MULTILINE)
-        return question["reference"] if question["reference"] in [(n or "").strip() for n in names] else str(names)
+        return question["reference"] if question["reference"] in [" ".join((n or "").split()) for n in names] \
+            else str(names)  # a credit's line breaks are spaces in a title
     if kind in ("first_chord", "progression", "begins_on_tonic", "perfect_cadence"):
         return harmony_answer(kind, measures, corpus_root / "bach" / "choraleAnalyses" / record["score"]["analysis"])
     if kind == "medium":  # one player per MusicXML part: a piano's staves ("P1-Staff1", "P1-Staff2") are one
@@ -203,9 +213,9 @@ def harmony_answer(kind: str, measures: list[str], analysis: Path) -> str:
     chords = list(converter.parse(str(analysis), format="romantext").recurse().getElementsByClass(roman.RomanNumeral))
 
     def figure(rn) -> str:
-        text = rn.figure.replace("/o", "ø")
-        text = re.sub(r"(?<=\d)/(?=\d)", "", text)
-        return re.sub(r"(?<=[iv])o", "°", text)
+        spelled = rn.figure.replace("/o", "ø")
+        spelled = re.sub(r"(?<=\d)/(?=\d)", "", spelled)
+        return re.sub(r"(?<=[iv])o", "°", spelled)
 
     inside = [c for c in chords if measures[0] <= str(c.measureNumber) <= measures[-1]
               and int(measures[0]) <= c.measureNumber <= int(measures[-1])]
@@ -216,9 +226,9 @@ def harmony_answer(kind: str, measures: list[str], analysis: Path) -> str:
     if kind == "begins_on_tonic":
         return "Yes" if inside[0].key == chords[0].key and figure(inside[0]) in ("I", "i", "I6", "i6", "I64", "i64") \
             else "No"
-    text = analysis.read_text(encoding="utf-8")
+    lines = analysis.read_text(encoding="utf-8").splitlines()
     ends = set()
-    for line in text.splitlines():  # "||" after a chord closes a phrase
+    for line in lines:  # "||" after a chord closes a phrase
         match = re.match(r"^m(\d+)\s+(.*)$", line.strip())
         if match:
             beat, last = 1.0, None
@@ -246,10 +256,10 @@ def main(argv: list[str] | None = None) -> int:
     corpus_root = Path(music21.__file__).parent / "corpus"
     records = {}
     questions = defaultdict(list)
-    for line in (args.corpus / "scores.jsonl").read_text(encoding="utf-8").splitlines():
-        score_id = json.loads(line)["id"]
-        records[score_id] = json.loads((args.corpus / "scores" / score_id / "record.json").read_text("utf-8"))
-        for question in records[score_id]["questions"]:
+    for path in sorted((args.corpus / "scores").glob("*/record.json")):  # finished scores, also of a running build
+        record = json.loads(path.read_text(encoding="utf-8"))
+        records[record["score"]["id"]] = record
+        for question in record["questions"]:
             questions[question["meta"]["kind"]].append(question)
     rng = random.Random(args.seed)
     rows, sources = [], {}
@@ -270,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     checked = [r for r in rows if r["agrees"] is not None]
     by_kind = {kind: f"{sum(r['agrees'] for r in checked if r['kind'] == kind)}/"
                      f"{sum(r['kind'] == kind for r in checked)}" for kind in sorted(questions)}
-    summary = {"corpus": str(args.corpus), "kinds": len(questions), "sampled": len(rows), "checked": len(checked),
+    summary = {"corpus": str(args.corpus), "scores": len(records), "kinds": len(questions), "sampled": len(rows), "checked": len(checked),
                "agree": sum(r["agrees"] for r in checked), "not_recomputable": [r["id"] for r in rows
                                                                                 if r["agrees"] is None],
                "by_kind": by_kind, "disagreements": [r for r in checked if not r["agrees"]]}

@@ -132,6 +132,8 @@ def test_default_build_fits_the_window_and_is_read_back(compose, tmp_path: Path)
 
 
 def test_large_corpus_has_its_own_folder(compose, cache_dir: Path):
+    from scoreqa.corpus import DEFAULT_MAX_ABC_CHARS
+
     cfg = compose("train", ["data=corpus_large"])
-    assert (cfg.data.build_limit, cfg.data.max_abc_chars) == (400, 8000)
+    assert (cfg.data.build_limit, cfg.data.max_abc_chars) == (400, 8000) == (400, DEFAULT_MAX_ABC_CHARS)
     assert Path(cfg.data.root) == cache_dir / "corpus_large" and cfg.data.templates.single == "msu/user.v1"
