@@ -217,8 +217,7 @@ def harmony_answer(kind: str, measures: list[str], analysis: Path) -> str:
         spelled = re.sub(r"(?<=\d)/(?=\d)", "", spelled)
         return re.sub(r"(?<=[iv])o", "°", spelled)
 
-    inside = [c for c in chords if measures[0] <= str(c.measureNumber) <= measures[-1]
-              and int(measures[0]) <= c.measureNumber <= int(measures[-1])]
+    inside = [c for c in chords if int(measures[0]) <= c.measureNumber <= int(measures[-1])]
     if kind == "first_chord":
         return figure(inside[0])
     if kind == "progression":
@@ -240,7 +239,7 @@ def harmony_answer(kind: str, measures: list[str], analysis: Path) -> str:
                 elif not token.endswith(":"):
                     last = (int(match.group(1)), beat)
     for before, chord in zip(chords, chords[1:]):
-        if chord in inside and (chord.measureNumber, float(chord.beat)) in ends and chord.figure in ("I", "i") \
+        if any(chord is c for c in inside) and (chord.measureNumber, float(chord.beat)) in ends and chord.figure in ("I", "i") \
                 and before.figure in ("V", "V7") and before.key == chord.key:
             return "Yes"
     return "No"
