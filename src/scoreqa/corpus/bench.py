@@ -32,7 +32,8 @@ class CorpusBench:
                  limit: int | None = None, skip_missing: bool = False, max_abc_chars: int | None = None,
                  templates: Mapping[str, str] | None = None) -> None:
         """``build_limit``: scores to build; ``0`` = every usable piece; ``None`` = the build already in
-        ``root`` (its manifest's limit, so evaluate reads what train built), else ``DEFAULT_LIMIT``."""
+        ``root`` (its manifest's limit, so evaluate reads what train built), else ``DEFAULT_LIMIT``.
+        ``max_abc_chars``: leave out longer pieces (``None`` = any length; ``data=corpus`` sets 8,000)."""
         self.name, self.root = name, Path(root)
         self.build_limit, self.build_seed, self.auto_build = build_limit, build_seed, auto_build
         self.max_abc_chars = max_abc_chars

@@ -7,7 +7,8 @@
     DIR/scores.jsonl, DIR/questions.jsonl, DIR/manifest.json   the corpus, in catalog order
 
 Pieces are tried in catalog order until ``limit`` have built; a piece whose ABC fails validation
-(or that cannot be converted/rendered) is skipped and listed with its reason in the manifest.
+(or that cannot be converted/rendered) is skipped and listed with its reason in the manifest, and
+one whose ABC is longer than ``max_abc_chars`` is left out (listed under ``too_long``).
 Finished pieces are reused on the next call (a larger ``limit`` only adds pieces), so an
 interrupted build loses at most the piece it was working on.
 """
@@ -29,8 +30,8 @@ from scoreqa.corpus.catalog import CorpusPiece, corpus_root, pieces
 from scoreqa.corpus.facts import read_facts
 from scoreqa.corpus.metadata import piece_metadata
 from scoreqa.corpus.questions import generate
-from scoreqa.scores.mxl import document, normalise, parse
 from scoreqa.data.records import Question
+from scoreqa.scores.mxl import document, normalise, parse
 from scoreqa.scores.numbering import has_pickup, measure_labels
 from scoreqa.scores.render import render_tree
 from scoreqa.scores.to_abc import convert_tree
