@@ -50,7 +50,8 @@ def test_missing_build_names_the_command(tmp_path: Path):
 
 
 def test_config_builds_the_benchmark_in_the_cache(compose, small_corpus: Path):
-    cfg = compose("evaluate", ["data=corpus", "data.build_limit=5", "prompt=analysis", "modality=abc"])
+    cfg = compose("evaluate", ["data=corpus", "data.build_limit=5", "data.max_abc_chars=null", "prompt=analysis",
+                               "modality=abc"])
     bench = instantiate(cfg.data, _convert_="all")
     assert Path(bench.root) == small_corpus and cfg.prompt.mode == "analysis"
     assert bench.load(needs=ModalitySpec.from_config(cfg.modality).inputs).questions
@@ -97,7 +98,8 @@ def test_analysis_mode_without_musicxml_says_what_to_do():
 def test_evaluate_runs_on_the_corpus_with_the_tiny_model(compose, small_corpus: Path, tiny_qwen3, tmp_path: Path):
     from scoreqa.evaluation.entry import evaluate
 
-    cfg = compose("evaluate", ["data=corpus", "data.build_limit=5", "data.split=all", "data.limit=2",
+    cfg = compose("evaluate", ["data=corpus", "data.build_limit=5", "data.max_abc_chars=null", "data.split=all",
+                               "data.limit=2",
                                "modality=abc", "prompt=analysis", "sampling.max_new_tokens=4", "logger=none",
                                "bootstrap_resamples=100"])
     metrics = evaluate(cfg, tmp_path)
@@ -105,3 +107,33 @@ def test_evaluate_runs_on_the_corpus_with_the_tiny_model(compose, small_corpus: 
     first_two = json.loads((small_corpus / "manifest.json").read_text())["score_ids"][:2]
     assert metrics["n_questions"] == sum(q["score_id"] in first_two for q in expected)
     assert metrics["n_new_generations"] == metrics["n_questions"]
+
+
+@pytest.mark.slow
+def test_default_build_fits_the_window_and_is_read_back(compose, tmp_path: Path):
+    """data=corpus keeps pieces of <= max_abc_chars ABC characters; build_limit=null reads the manifest's limit."""
+    root = tmp_path / "corpus"
+    built = instantiate(compose("train", ["data=corpus", f"data.root={root}", "data.build_limit=4",
+                                         "data.split=train"]).data)
+    train_split = built.load(needs=["abc"])
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert (manifest["limit"], manifest["max_abc_chars"], manifest["scores"]) == (4, 8000, 4)
+    # catalog order: bwv1.6, bwv269, beach (7,984 characters), beethoven op. 132 (163,388), ciconia
+    assert manifest["score_ids"] == ["bach-bwv1.6", "bach-bwv269", "beach-prayer_of_a_tired_child",
+                                     "ciconia-quod_jactatur"]
+    assert manifest["too_long"] == ["beethoven-opus132"]
+    for score_id in manifest["score_ids"]:
+        assert len((root / "scores" / score_id / "score.abc").read_text(encoding="utf-8")) <= 8000
+    again = instantiate(compose("evaluate", ["data=corpus", f"data.root={root}", "data.split=train"]).data)
+    assert again.build_limit is None and again.load(needs=["abc"]).questions == train_split.questions
+    assert json.loads((root / "manifest.json").read_text()) == manifest          # read, not rebuilt
+    smaller = CorpusBench(root=str(root), build_limit=2, max_abc_chars=8000, split="all").load(needs=["abc"])
+    assert sorted(smaller.scores) == ["bach-bwv1.6", "bach-bwv269"]              # an explicit limit rebuilds
+
+
+def test_large_corpus_has_its_own_folder(compose, cache_dir: Path):
+    from scoreqa.corpus import DEFAULT_MAX_ABC_CHARS
+
+    cfg = compose("train", ["data=corpus_large"])
+    assert (cfg.data.build_limit, cfg.data.max_abc_chars) == (400, 8000) == (400, DEFAULT_MAX_ABC_CHARS)
+    assert Path(cfg.data.root) == cache_dir / "corpus_large" and cfg.data.templates.single == "msu/user.v1"

@@ -227,5 +227,5 @@ def test_texture_only_where_grounded(small_corpus: Path):
         return texture_type(read_facts(small_corpus / "scores" / score_id / "score.musicxml"))
 
     assert texture("bach-bwv269")[0] == "Homophonic texture"            # a four-part chorale harmonisation
-    assert texture("ciconia-quod_jactatur") == ("Monophonic texture", 1.0)  # the canon's melody only
+    assert texture("ciconia-quod_jactatur") == (None, 0.0)  # "canon ... melody only": one line, sung in parts
     assert texture("corelli-opus3no1-1grave")[0] is None                 # trio sonata: not decidable, not asked

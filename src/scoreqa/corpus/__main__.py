@@ -1,4 +1,4 @@
-"""``python -m scoreqa.corpus --out DIR [--limit N] [--seed S]``: build the public-domain corpus."""
+"""``python -m scoreqa.corpus --out DIR [--limit N] [--seed S] [--max-abc-chars C]``: build the public-domain corpus."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
-from scoreqa.corpus import DEFAULT_LIMIT
+from scoreqa.corpus import DEFAULT_LIMIT, DEFAULT_MAX_ABC_CHARS
 from scoreqa.corpus.build import build_corpus
 
 
@@ -18,10 +18,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=DEFAULT_LIMIT,
                         help=f"number of scores (default {DEFAULT_LIMIT}); 0 = every usable piece")
     parser.add_argument("--seed", type=int, default=0, help="seed of the question choice")
+    parser.add_argument("--max-abc-chars", type=int, default=DEFAULT_MAX_ABC_CHARS,
+                        help=f"leave out pieces whose ABC is longer (default {DEFAULT_MAX_ABC_CHARS}, as data=corpus: "
+                             "fits SmolLM2's window); 0 = any length")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    manifest = build_corpus(args.out, limit=args.limit or None, seed=args.seed)
-    print(json.dumps({k: v for k, v in manifest.items() if k not in ("score_ids",)}, indent=2, ensure_ascii=False))
+    manifest = build_corpus(args.out, limit=args.limit or None, seed=args.seed, max_abc_chars=args.max_abc_chars or None)
+    print(json.dumps({k: v for k, v in manifest.items() if k not in ("score_ids", "too_long")}, indent=2,
+                     ensure_ascii=False))
     return 0
 
 

@@ -29,20 +29,34 @@ class CorpusBench:
 
     def __init__(self, name: str = "corpus", root: str = ".cache/corpus", build_limit: int | None = DEFAULT_LIMIT,
                  build_seed: int = 0, auto_build: bool = True, split: str = "test", split_seed: int = 0,
-                 limit: int | None = None, skip_missing: bool = False,
+                 limit: int | None = None, skip_missing: bool = False, max_abc_chars: int | None = None,
                  templates: Mapping[str, str] | None = None) -> None:
+        """``build_limit``: scores to build; ``0`` = every usable piece; ``None`` = the build already in
+        ``root`` (its manifest's limit, so evaluate reads what train built), else ``DEFAULT_LIMIT``.
+        ``max_abc_chars``: leave out longer pieces (``None`` = any length; ``data=corpus`` sets 8,000)."""
         self.name, self.root = name, Path(root)
         self.build_limit, self.build_seed, self.auto_build = build_limit, build_seed, auto_build
+        self.max_abc_chars = max_abc_chars
         self.split, self.split_seed, self.limit, self.skip_missing = split, split_seed, limit, skip_missing
         self.templates = dict(templates or {})
+
+    def _limit(self) -> int | None:
+        """The build's number of scores (``None`` = all), as the manifest records it."""
+        if self.build_limit is None:
+            return DEFAULT_LIMIT
+        return int(self.build_limit) or None
 
     def _matching_manifest(self) -> dict[str, Any] | None:
         path = self.root / "manifest.json"
         manifest = json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-        if manifest and manifest.get("version") == BUILD_VERSION and manifest.get("seed") == self.build_seed \
-                and manifest.get("limit") == self.build_limit:
+        if not manifest or manifest.get("version") != BUILD_VERSION or manifest.get("seed") != self.build_seed \
+                or manifest.get("max_abc_chars") != self.max_abc_chars:
+            return None
+        if self.build_limit is None:
+            log.info("data=corpus: using the build in %s (build_limit=%s, as recorded in its manifest)", self.root,
+                     manifest.get("limit"))
             return manifest
-        return None
+        return manifest if manifest.get("limit") == self._limit() else None
 
     def ensure_built(self) -> dict[str, Any]:
         """The manifest of a build matching this configuration, building (or extending) it if needed.
@@ -55,9 +69,11 @@ class CorpusBench:
             return manifest
         if not self.auto_build:
             raise FileNotFoundError(
-                f"no corpus built with limit={self.build_limit}, seed={self.build_seed} in {self.root}: run "
-                f"python -m scoreqa.corpus --out {self.root} --limit {self.build_limit or 0} --seed {self.build_seed}"
-                " or set data.auto_build=true")
+                f"no corpus built with limit={self._limit()}, seed={self.build_seed}, max_abc_chars="
+                f"{self.max_abc_chars} in {self.root}: run python -m scoreqa.corpus --out {self.root} --limit "
+                f"{self._limit() or 0} --seed {self.build_seed}" + (
+                    f" --max-abc-chars {self.max_abc_chars}" if self.max_abc_chars is not None else "")
+                + " or set data.auto_build=true")
         foreign = [p.name for p in self.root.iterdir() if p.name not in CORPUS_ENTRIES
                    and not p.name.endswith(".tmp")] if self.root.is_dir() else []
         if not (self.root / "manifest.json").exists() and foreign:
@@ -74,9 +90,10 @@ class CorpusBench:
             fcntl.flock(lock, fcntl.LOCK_EX)
             manifest = self._matching_manifest()  # another process may have built it while we waited
             if manifest is None:
-                log.info("building the corpus into %s (%s scores; finished scores are reused)", self.root,
-                         self.build_limit or "all")
-                manifest = build_corpus(self.root, limit=self.build_limit, seed=self.build_seed)
+                log.info("building the corpus into %s (%s scores, ABC <= %s characters; finished scores are "
+                         "reused)", self.root, self._limit() or "all", self.max_abc_chars or "any")
+                manifest = build_corpus(self.root, limit=self._limit(), seed=self.build_seed,
+                                        max_abc_chars=self.max_abc_chars)
         return manifest
 
     def read_all(self) -> tuple[dict[str, Score], list[Question]]:

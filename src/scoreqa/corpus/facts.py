@@ -9,11 +9,13 @@ Conventions (recorded in each question's ``meta["method"]``):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from music21 import bar, clef, converter, dynamics, key, meter, note, stream, tempo
+from music21.analysis.discrete import DiscreteAnalysisException
 
 from scoreqa.corpus.formats import clef_name, key_from_fifths, spn, time_name
 
@@ -70,6 +72,10 @@ class ScoreFacts:
     tempo_bpm: float | None
     tempo_text: str | None
     staff_names: list[str]                    # music21 parts, top to bottom: a piano's two staves are two
+    part_notes: list[int] = field(default_factory=list)  # printed pitched notes per MusicXML part (0 = silent)
+    chord_symbols: int = 0                  # MusicXML <harmony> (lead-sheet chords) and <figured-bass> marks
+    analysed_key: str | None = None         # music21's Krumhansl-Schmuckler estimate over the whole score
+    canon: bool = False                     # titled a canon/round: one written line, several sung
 
     @property
     def staff_count(self) -> int:
@@ -171,6 +177,10 @@ def read_facts(musicxml: Path) -> ScoreFacts:
     return ScoreFacts(
         bars=bars,
         part_names=part_names(Path(musicxml)),
+        part_notes=part_note_counts(Path(musicxml)),
+        chord_symbols=chord_symbol_count(Path(musicxml)),
+        analysed_key=_analysed_key(score),
+        canon=titled_canon(Path(musicxml)),
         initial_clefs=list(dict.fromkeys(n for p in parts if (n := _first_clef(p)))),
         initial_time=bars[0].time if bars else None,
         initial_fifths=bars[0].fifths if bars else None,
@@ -190,6 +200,39 @@ def part_names(musicxml: Path) -> list[str]:
     """The MusicXML parts' names in score order (one per part: a piano's two staves are one part)."""
     root = ET.parse(musicxml).getroot()
     return [(p.findtext("part-name") or "").strip() for p in root.findall("part-list/score-part")]
+
+
+def part_note_counts(musicxml: Path) -> list[int]:
+    """Printed pitched notes of each MusicXML part (score order): a part with none never plays."""
+    root = ET.parse(musicxml).getroot()
+    return [sum(n.find("pitch") is not None and n.get("print-object") != "no" for n in part.iter("note"))
+            for part in root.findall("part")]
+
+
+def chord_symbol_count(musicxml: Path) -> int:
+    """Chord symbols and figured-bass marks: harmony the page implies without writing it as notes."""
+    root = ET.parse(musicxml).getroot()
+    return sum(1 for _ in root.iter("harmony")) + sum(1 for _ in root.iter("figured-bass"))
+
+
+def titled_canon(musicxml: Path) -> bool:
+    """The title or a credit calls the piece a canon or round (a single written line sung polyphonically)."""
+    root = ET.parse(musicxml).getroot()
+    texts = [root.findtext("work/work-title"), root.findtext("movement-title"),
+             *(c.text for c in root.iter("credit-words"))]
+    return any(re.search(r"\b(canon|round)\b", text or "", re.IGNORECASE) for text in texts)
+
+
+def _analysed_key(score: stream.Score) -> str | None:
+    """music21's key estimate (``analyze('key')``) in the answers' spelling ("B♭ major"), if it finds one."""
+    try:
+        found = score.analyze("key")
+    except DiscreteAnalysisException:  # a score without pitches: no estimate, so no key question
+        return None
+    if found is None or found.mode not in ("major", "minor"):
+        return None
+    tonic = found.tonic
+    return f"{spn(tonic.step, tonic.alter, None)} {found.mode}"
 
 
 def _opening_tempo(measures_by_part: list[list[stream.Measure]]) -> tuple[float | None, str | None]:

@@ -41,6 +41,13 @@ def key_from_fifths(fifths: int, mode: str) -> str:
     return f"{(MINOR_SHARP if fifths >= 0 else MINOR_FLAT)[abs(fifths)]} minor"
 
 
+def tonic_pitch_class(key_name: str) -> int:
+    """``"F♯ minor"`` -> 6: the pitch class of a key name written by :func:`key_from_fifths`."""
+    tonic = key_name.split()[0]
+    alter = sum({"♯": 1, "♭": -1, "𝄪": 2, "𝄫": -2}[sign] for sign in tonic[1:])
+    return ({"C": 0, "D": 2, "E": 4, "F": 5, "G": 7, "A": 9, "B": 11}[tonic[0]] + alter) % 12
+
+
 def signature_name(fifths: int) -> str:
     """A key signature without a mode: "3 flats", "1 sharp", "No sharps or flats"."""
     if fifths == 0:

@@ -6,7 +6,8 @@ import random
 
 from scoreqa.corpus.candidates import Candidate, pick, window
 from scoreqa.corpus.facts import BarFacts, ScoreFacts, initial_key_name, opening_time_name
-from scoreqa.corpus.formats import key_from_fifths, measure_span, signature_name, spn, time_name, value_name, yes_list
+from scoreqa.corpus.formats import (key_from_fifths, measure_span, signature_name, spn, time_name, tonic_pitch_class,
+                                    value_name, yes_list)
 from scoreqa.corpus.metadata import GENERIC_PART_NAME, PieceMetadata
 
 MAX_LISTED = 4  # longer lists of accidentals make brittle reference answers
@@ -44,22 +45,37 @@ def level1(facts: ScoreFacts, meta: PieceMetadata, pickup: bool, home_key: str |
 
 
 def _initial_key(facts: ScoreFacts, home_key: str | None, tonal: bool) -> tuple[str | None, str]:
-    """The opening key from the file's mode, else a human analysis, else (tonal music only) the bass."""
-    named = initial_key_name(facts)
-    if named:
-        return named, "MusicXML <key><mode> of the opening key signature"
-    if home_key:
-        return home_key, "first key of the human Roman-numeral analysis (.rntxt)"
-    if not tonal or facts.initial_fifths is None or not facts.bars:
+    """The opening key, asked only where the declared key agrees with the music (see :func:`_agrees`).
+
+    Declared by the file's mode, else a human analysis, else (tonal music only) signature + bass.
+    A MusicXML ``<mode>`` is often an editor's default ("major" on a modal piece without signature),
+    so no source is trusted alone.
+    """
+    named, method = initial_key_name(facts), "MusicXML <key><mode> of the opening key signature"
+    if not named and home_key:
+        named, method = home_key, "first key of the human Roman-numeral analysis (.rntxt)"
+    if not named and tonal and facts.initial_fifths is not None and facts.bars:
+        named, method = _key_from_bass(facts)
+    if not named or not _agrees(facts, named):
         return None, ""
+    return named, f"{method}; checked: music21's key analysis finds {named} and the final bass note is its tonic"
+
+
+def _key_from_bass(facts: ScoreFacts) -> tuple[str | None, str]:
     first, last = _outer_bass(facts.bars[0], first_onset=True), _outer_bass(facts.bars[-1], first_onset=False)
-    major, minor = key_from_fifths(facts.initial_fifths, "major"), key_from_fifths(facts.initial_fifths, "minor")
-    tonic_pc = {"major": (facts.initial_fifths * 7) % 12, "minor": (facts.initial_fifths * 7 + 9) % 12}
-    for mode, name in (("major", major), ("minor", minor)):
-        if first is not None and last is not None and first % 12 == last % 12 == tonic_pc[mode]:
+    for mode in ("major", "minor"):
+        name = key_from_fifths(facts.initial_fifths, mode)
+        if first is not None and last is not None and first % 12 == last % 12 == tonic_pitch_class(name):
             return name, ("key signature + mode from the bass: the first and the last bass notes are both the "
                           f"tonic of {name}")
     return None, ""
+
+
+def _agrees(facts: ScoreFacts, declared: str) -> bool:
+    """music21's key estimate is ``declared`` and the last bass note is its tonic (a modal piece ending on D
+    with a default "C major" <mode> fails both)."""
+    last = _outer_bass(facts.bars[-1], first_onset=False) if facts.bars else None
+    return facts.analysed_key == declared and last is not None and last % 12 == tonic_pitch_class(declared)
 
 
 def _outer_bass(bar: BarFacts, first_onset: bool) -> int | None:

@@ -15,6 +15,7 @@ from scoreqa.corpus.analysis import Chord, home_key
 from scoreqa.corpus.candidates import Candidate, pick, window
 from scoreqa.corpus.facts import ScoreFacts
 from scoreqa.corpus.formats import measure_span
+from scoreqa.corpus.metadata import GENERIC_PART_NAME
 
 DEGREE_HINT = "(Use I, II, III, IV, V, VI, VII)"
 # Mean MIDI number of the melody -> MSU-Bench's register words (C4 = 60).
@@ -22,6 +23,9 @@ REGISTERS = ((48, "Low register"), (60, "Middle–lower register"), (72, "Middle
              (84, "Upper–middle register"), (999, "High register"))
 HOMOPHONIC_AT = 0.8  # share of (quarter-note) beats on which >= 3 of the 4 voices attack together
 MELODY_NAMES = re.compile(r"^(soprano|solo voice|voice|voce|melody|cantus|canto|superius)\b", re.IGNORECASE)
+VOICE_NAMES = re.compile(r"^(soprano|mezzo|alto|contralto|tenor|baritone|bass|basso|bassus|voice|voce|vox|solo "
+                         r"voice|chorus|choir|coro|canto|cantus|superius|altus|quinto|quintus|sesto|sextus|"
+                         r"contratenor|tenore|triplum|motetus|[satb]\.?)(?![a-z])", re.IGNORECASE)
 ENSEMBLES = {1: "Solo", 2: "Duo", 3: "Trio", 4: "Quartet", 5: "Quintet", 6: "Sextet", 7: "Septet", 8: "Octet"}
 ANALYSIS = "human Roman-numeral analysis (Riemenschneider .rntxt via music21)"
 
@@ -77,8 +81,13 @@ def _length(bar) -> float:
 
 
 def level4(facts: ScoreFacts, rng: random.Random) -> list[Candidate]:
-    out = [Candidate(4, "medium", "What is the performance medium of the piece?", medium(facts.part_names),
-                     "number of MusicXML parts (and their names for piano solo, string quartet, SATB choir)")]
+    out = []
+    # a lead sheet (or figured bass) leaves the accompanying instruments open
+    ensemble = None if facts.chord_symbols else medium(facts.part_names, facts.part_notes)
+    if ensemble:
+        out.append(Candidate(4, "medium", "What is the performance medium of the piece?", ensemble,
+                             "MusicXML parts that play (piano solo, string quartet, SATB choir by name; other "
+                             "instrumental ensembles by count; vocal parts beside others: not asked)"))
     labels = facts.unique_labels()
     staff = melody_staff(facts)
     melody = melody_by_bar(facts, staff)
@@ -97,21 +106,31 @@ def level4(facts: ScoreFacts, rng: random.Random) -> list[Candidate]:
     texture, share = texture_type(facts)
     if texture:
         out.append(Candidate(4, "texture", "What is the most frequently used texture type in the piece?", texture,
-                             "one line without chords = monophonic; SATB staves with >= 3 voices attacking "
+                             "one line without chords or chord symbols, not a canon = monophonic; SATB staves with >= 3 voices attacking "
                              f"together on >= {HOMOPHONIC_AT} of the beats = homophonic; otherwise not asked",
                              details={"shared_beats": round(share, 3)}))
     return out
 
 
-def medium(names: list[str]) -> str:
-    lowered = [n.lower() for n in names]
-    if len(names) == 1 and re.search(r"piano|pianoforte", lowered[0]):
-        return "Piano solo"
-    if len(names) == 4 and all(re.search(r"viol|cello", n) for n in lowered):
-        return "String quartet"
-    if len(names) == 4 and [n[:1] for n in lowered] == ["s", "a", "t", "b"]:
+def medium(names: list[str], notes: list[int]) -> str | None:
+    """The ensemble the playing parts make, ``None`` when the part list does not tell it.
+
+    Parts that never play are left out. A part per player holds for instruments only: a Soprano or
+    Chorus part may be a whole section, so vocal parts name a medium only as a four-part SATB choir
+    (a song for solo voice, SATB chorus and piano is six parts but no sextet).
+    """
+    playing = [name.lower() for name, count in zip(names, notes) if count > 0]
+    if not playing or any(GENERIC_PART_NAME.match(n) for n in playing):
+        return None  # "MusicXML Part" could be a voice or an instrument
+    if [n[:1] for n in playing] == ["s", "a", "t", "b"] and all(VOICE_NAMES.match(n) for n in playing):
         return "SATB choir"
-    return ENSEMBLES.get(len(names), "Ensemble")
+    if any(VOICE_NAMES.match(n) for n in playing):
+        return None
+    if len(playing) == 1 and re.search(r"piano|pianoforte", playing[0]):
+        return "Piano solo"
+    if len(playing) == 4 and all(re.search(r"viol|cello", n) for n in playing):
+        return "String quartet"
+    return ENSEMBLES.get(len(playing))
 
 
 def register(mean_midi: float) -> str:
@@ -138,11 +157,13 @@ def melody_by_bar(facts: ScoreFacts, staff: int = 0) -> dict[str, list[float]]:
 def texture_type(facts: ScoreFacts) -> tuple[str | None, float]:
     """("Monophonic texture" | "Homophonic texture" | None, share of beats the voices attack together).
 
-    Grounded cases only: a single line with no chords is monophonic; a four-part vocal score (staves
+    Grounded cases only: a single line with no chords, chord symbols or figures (and not a canon) is monophonic; a four-part vocal score (staves
     Soprano, Alto, Tenor, Bass) in which at least three voices attack together on ``HOMOPHONIC_AT``
     of the beats is homophonic (chorale/hymn style). Rhythmic independence does not prove polyphony (a
     melody over an accompaniment is homophonic), so anything else is not asked.
     """
+    if facts.chord_symbols or facts.canon:
+        return None, 0.0  # a melody with chord symbols implies an accompaniment; a canon's line is sung in parts
     if facts.staff_count == 1:
         chords = any(len({s.ps for s in bar.pitched() if s.offset == sound.offset and s.quarter_length > 0}) > 1
                      for bar in facts.bars for sound in bar.pitched())
