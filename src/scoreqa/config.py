@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 from omegaconf import OmegaConf
 
@@ -20,6 +20,19 @@ def register_resolvers() -> None:
         OmegaConf.register_new_resolver("repo_root", lambda: os.environ.get("SCOREQA_ROOT", str(REPO_ROOT)))
 
 
+# what looks like a credential in free text (server error bodies, overrides): bearer tokens, sk-… keys, key=value
+_KEYLIKE = re.compile(r"(?i)(bearer\s+)[^\s\"',]+|\b(sk|pk|rk|hf|ghp|xox[abp])[-_][A-Za-z0-9_\-]{6,}"
+                      r"|((?:api[_-]?key|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',&}]+")
+
+
+def scrub(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with key-like strings and the given secret values replaced by ``<redacted>``."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "<redacted>")
+    return _KEYLIKE.sub(lambda m: (m.group(1) or m.group(3) or "") + "<redacted>", text)
+
+
 def redact(value: Any) -> Any:
     """A copy of a plain config tree with secret-looking values replaced (names of env variables stay)."""
     if isinstance(value, dict):
@@ -27,4 +40,4 @@ def redact(value: Any) -> Any:
                 for k, v in value.items()}
     if isinstance(value, list):
         return [redact(v) for v in value]
-    return value
+    return scrub(value) if isinstance(value, str) else value

@@ -27,7 +27,10 @@ class ChatRequest:
 
 @dataclass(frozen=True)
 class Completion:
-    """A model's answer to one request; ``error`` is set (and ``text`` empty) when the call failed for good."""
+    """A model's answer to one request; ``error`` is set (and ``text`` empty) when the call failed for good.
+
+    ``too_long``: the prompt plus ``max_new_tokens`` does not fit the context window, so it was never sent.
+    """
 
     key: str
     text: str
@@ -35,6 +38,7 @@ class Completion:
     output_tokens: int | None = None
     seconds: float | None = None
     error: str | None = None
+    too_long: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,3 +77,10 @@ class Backend(ABC):
     def usage(self) -> dict[str, Any]:
         """Counts for the inference-time report; backends add what they know."""
         return {}
+
+    def bind_split(self, split: Any) -> None:
+        """Baselines that answer from the data itself keep the split here; model backends ignore it."""
+
+    def endpoint(self) -> str | None:
+        """Where requests go (named in the failure summary); None for local engines."""
+        return None

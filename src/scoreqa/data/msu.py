@@ -16,6 +16,7 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
+from scoreqa.data.benchmark import Benchmark
 from scoreqa.data.columns import blank_to_none, find_column
 from scoreqa.data.msu_hf import read_hf_release
 from scoreqa.data.pages import page_images_for
@@ -88,7 +89,7 @@ def read_github_tables(tables_dir: Path, score_dir: Path | None, page_cache: Pat
     return scores, questions
 
 
-class MSUBench:
+class MSUBench(Benchmark):
     """The MSU-Bench benchmark as configured in ``conf/data/msu.yaml``."""
 
     def __init__(self, name: str = "msu", root: str | None = None, tables_dir: str | None = None,

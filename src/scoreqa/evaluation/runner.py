@@ -20,6 +20,7 @@ from scoreqa.prompts.builder import PromptBuilder
 
 log = logging.getLogger(__name__)
 PREDICTIONS, JUDGMENTS = "predictions.jsonl", "judgments.jsonl"
+JUDGMENT_KEYS = ("judge_key", "question_id", "fingerprint", "correct", "decided_by")
 
 
 @dataclass
@@ -29,18 +30,30 @@ class RunOutcome:
     n_new_generations: int
     n_new_judgments: int
     usage: dict[str, Any] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)  # the error of every request that failed for good
 
 
 def _completion_from_row(row: dict[str, Any]) -> Completion:
-    return Completion(row["key"], row["text"], row.get("input_tokens"), row.get("output_tokens"),
-                      row.get("seconds"), row.get("error"))
+    return Completion(row["key"], str(row.get("text") or ""), row.get("input_tokens"), row.get("output_tokens"),
+                      row.get("seconds"), row.get("error"), bool(row.get("too_long", False)))
+
+
+def check_fits(requests: list[ChatRequest], backend: Backend) -> tuple[list[ChatRequest], list[Completion]]:
+    """Requests to send, and ``too_long`` completions for those whose prompt cannot fit the context window.
+
+    The pre-flight token count (issue 12) goes here; until then every request is sent.
+    """
+    return requests, []
 
 
 def generate_missing(requests: list[ChatRequest], backend: Backend, store: JsonlStore, key: str
                      ) -> tuple[dict[str, Completion], int]:
     """Cached completions of this run key, plus new ones for the rest (appended batch by batch)."""
     cached = {row["key"]: _completion_from_row(row) for row in store.rows() if row.get("run_key") == key}
-    pending = [r for r in requests if r.key not in cached or cached[r.key].error]
+    pending, too_long = check_fits([r for r in requests if r.key not in cached or cached[r.key].error], backend)
+    if too_long:
+        store.append([{"run_key": key, **vars(c)} for c in too_long])
+        cached.update({c.key: c for c in too_long})
     if not pending:
         return cached, 0
     log.info("%d of %d requests cached; generating %d", len(requests) - len(pending), len(requests), len(pending))
@@ -90,8 +103,10 @@ def run_evaluation(split: BenchmarkSplit, builder: PromptBuilder, backend: Backe
     key = run_key({"data": {"name": split.name, "split": split.split, "version": split.version()},
                    "prompt": builder.identity(), "backend": backend.identity(), **(key_parts or {})})
     began = time.perf_counter()
-    completions, n_new = generate_missing(requests, backend, JsonlStore(run_dir / PREDICTIONS), key)
+    completions, n_new = generate_missing(requests, backend,
+                                          JsonlStore(run_dir / PREDICTIONS, ("run_key", "key", "text")), key)
     usage = {**backend.usage(), "wall_seconds": round(time.perf_counter() - began, 3)}  # generation, this invocation
     records = parse_completions(split, requests, completions, builder.mode)
-    n_judged = judge_missing(records, judge, JsonlStore(run_dir / JUDGMENTS))
-    return RunOutcome(key, records, n_new, n_judged, usage)
+    n_judged = judge_missing(records, judge, JsonlStore(run_dir / JUDGMENTS, JUDGMENT_KEYS))
+    errors = [completions[r.key].error or "" for r in requests if completions[r.key].error]
+    return RunOutcome(key, records, n_new, n_judged, usage, errors)
