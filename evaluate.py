@@ -2,7 +2,8 @@
 
 Exit codes: 0 complete run; 2 a configuration or input error (one line on stderr; ``HYDRA_FULL_ERROR=1``
 shows the traceback); 3 the run finished but is incomplete (a request failed for good or was too long, or
-nothing was evaluated): its rows are cached and a rerun asks only the rest. ``allow_incomplete=true`` exits 0.
+nothing was evaluated), or the endpoint refused the key / failed too often: its rows are cached and a rerun asks
+only the rest. ``allow_incomplete=true`` exits 0.
 """
 
 import os
@@ -25,6 +26,7 @@ EXIT_USER_ERROR = 2
 @hydra.main(version_base="1.3", config_path="conf", config_name="evaluate")
 def main(cfg: DictConfig) -> float:
     from scoreqa.evaluation.entry import EXIT_INCOMPLETE, evaluate
+    from scoreqa.backends.openai_api import BackendStopped
     from scoreqa.evaluation.run_lock import RunFolderBusy
 
     hydra_cfg = HydraConfig.get()
@@ -35,6 +37,11 @@ def main(cfg: DictConfig) -> float:
             raise
         print(f"error: {scrub(str(error))}", file=sys.stderr)
         sys.exit(EXIT_USER_ERROR)
+    except BackendStopped as error:  # answers so far are cached; the run is incomplete
+        if os.environ.get("HYDRA_FULL_ERROR") == "1":
+            raise
+        print(f"incomplete run (exit {EXIT_INCOMPLETE}): {scrub(str(error))}", file=sys.stderr)
+        sys.exit(EXIT_INCOMPLETE)
     if not metrics.complete and not cfg.get("allow_incomplete", False):
         print(f"incomplete run (exit {EXIT_INCOMPLETE}): {'; '.join(metrics.incomplete_reasons())}; "
               "pass allow_incomplete=true to accept it", file=sys.stderr)
