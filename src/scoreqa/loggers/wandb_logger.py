@@ -7,9 +7,11 @@ later, e.g. after a SLURM job). ``WANDB_MODE`` in the environment wins over the 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from scoreqa.config import scrub
 from scoreqa.loggers.base import RunLogger
 from scoreqa.metrics.record import Metrics
 
@@ -43,9 +45,13 @@ class WandbLogger(RunLogger):
         import wandb
 
         mode = os.environ.get("WANDB_MODE", self.mode)
-        self.run = wandb.init(project=self.project, entity=self.entity, mode=mode, group=self.group,
-                              tags=self.tags, name=self.name, job_type=job_type, config=config, dir=str(run_dir),
-                              id=self.resume_id, resume="allow" if self.resume_id else None)
+        argv, sys.argv = sys.argv, [scrub(arg) for arg in sys.argv]  # W&B records the command line in its metadata
+        try:
+            self.run = wandb.init(project=self.project, entity=self.entity, mode=mode, group=self.group,
+                                  tags=self.tags, name=self.name, job_type=job_type, config=config,
+                                  dir=str(run_dir), id=self.resume_id, resume="allow" if self.resume_id else None)
+        finally:
+            sys.argv = argv
 
     def log_metrics(self, metrics: dict[str, Any], step: int | None = None) -> None:
         if self.run is not None:
