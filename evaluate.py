@@ -23,6 +23,18 @@ register_resolvers()
 EXIT_USER_ERROR = 2
 
 
+def one_line(error: Exception, cfg: DictConfig) -> str:
+    """The cause in one line (secrets scrubbed); a model the hub cannot give names ``model.name_or_path`` and the fix."""
+    lines = scrub(str(error)).strip().splitlines()
+    text = lines[0] if lines else type(error).__name__
+    name = cfg.model.get("name_or_path")
+    if isinstance(error, OSError) and name and "huggingface" in str(error).lower():
+        return (f"model.name_or_path={name} cannot be loaded: not a local folder, and not in the Hugging Face cache "
+                f"(offline: HF_HUB_OFFLINE={os.environ.get('HF_HUB_OFFLINE', '0')}). Download it once "
+                f"(huggingface-cli download {name}) or point model.name_or_path at a local folder. [{text}]")
+    return text
+
+
 @hydra.main(version_base="1.3", config_path="conf", config_name="evaluate")
 def main(cfg: DictConfig) -> float:
     from scoreqa.evaluation.entry import EXIT_INCOMPLETE, evaluate
@@ -32,10 +44,10 @@ def main(cfg: DictConfig) -> float:
     hydra_cfg = HydraConfig.get()
     try:
         metrics = evaluate(cfg, Path(hydra_cfg.runtime.output_dir))
-    except (ValueError, TypeError, KeyError, FileNotFoundError, PermissionError, RunFolderBusy) as error:
+    except (ValueError, TypeError, KeyError, OSError, RunFolderBusy) as error:
         if os.environ.get("HYDRA_FULL_ERROR") == "1":
             raise
-        print(f"error: {scrub(str(error))}", file=sys.stderr)
+        print(f"error: {one_line(error, cfg)}", file=sys.stderr)
         sys.exit(EXIT_USER_ERROR)
     except BackendStopped as error:  # answers so far are cached; the run is incomplete
         if os.environ.get("HYDRA_FULL_ERROR") == "1":

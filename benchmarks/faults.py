@@ -188,6 +188,13 @@ def tiny_mistyped_path(tmp: Path) -> tuple[bool, str, str]:
     return ok, f"exit {r.code}, folder built={target.exists()}: {r.cause[:70]}", "-"
 
 
+def hub_id_offline(tmp: Path) -> tuple[bool, str, str]:
+    r = evaluate(tmp, *merge(MSU, "data.limit=1", "model=qwen3-0.6b", "model.name_or_path=Qwen/Qwen3-typo-0.6B"),
+                 env={"HF_HUB_OFFLINE": "1"})
+    ok = r.code == 2 and r.one_line_error() and "model.name_or_path=Qwen/Qwen3-typo-0.6B" in r.cause
+    return ok, f"exit {r.code}: {r.cause[:80]}", "-"
+
+
 def bad_temperature(tmp: Path) -> tuple[bool, str, str]:
     r = evaluate(tmp, *MSU, "model=symbolic", "sampling.temperature=-1")
     ok = r.code == 2 and r.one_line_error() and "sampling.temperature" in r.cause
@@ -357,6 +364,7 @@ CASES: dict[str, tuple[str, Callable[[Path], tuple[bool, str, str]]]] = {
     "data.limit=0": ("exit 2, one line", bad_limit("0")),
     "tiny model, mistyped path": ("exit 2, nothing built", tiny_mistyped_path),
     "sampling.temperature=-1": ("exit 2 before loading", bad_temperature),
+    "hub id unreachable offline": ("exit 2 naming model.name_or_path", hub_id_offline),
     "judge/limit/sampling variants": ("one folder each", variants_keep_their_folders),
     "adapter vs base folder": ("distinct folders", adapter_folder),
     "MSU recipes select MSU": ("data=msu in every recipe", msu_recipes),
