@@ -82,8 +82,10 @@ def _score_dir(tmp_path: Path, data_root: Path, bad_inside: bool) -> tuple[Path,
 
 def test_a_non_utf8_score_file_outside_the_split_is_never_read(tmp_path, data_root):
     folder, _ = _score_dir(tmp_path, data_root, bad_inside=False)
-    split = MSUBench(tables_dir=str(data_root / "msu"), score_dir=str(folder), limit=2).load(["abc"])
+    bench = MSUBench(tables_dir=str(data_root / "msu"), score_dir=str(folder), limit=2)
+    split = bench.load(["abc"])
     assert len(split.scores) == 2 and all(s.abc.startswith("X:1") for s in split.scores.values())
+    assert len(bench.all_score_ids()) == 150  # split.json needs every id, never a score file
 
 
 def test_a_non_utf8_score_file_in_the_split_is_named_with_its_score(tmp_path, data_root):
