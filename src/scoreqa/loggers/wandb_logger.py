@@ -63,7 +63,7 @@ class WandbLogger(RunLogger):
             return
         import wandb
 
-        self.run.summary.update(flatten(metrics.as_dict()))
+        self.run.summary.update({**flatten(metrics.as_dict()), "complete": metrics.complete})
         if not metrics.complete:
             self.run.tags = (*self.run.tags, "incomplete")
         charts: dict[str, Any] = {}

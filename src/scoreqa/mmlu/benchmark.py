@@ -51,6 +51,9 @@ class MMLUBenchmark(Benchmark):
         self.device, self.apply_chat_template = device, bool(apply_chat_template)
         self.base_run = Path(base_run) if base_run else None
 
+    def load(self, needs: Any) -> Any:
+        raise NotImplementedError("MMLU is evaluated by lm-eval through run(); it has no question split to load")
+
     def run(self, cfg: DictConfig, run_dir: Path) -> tuple[Scores, int]:
         import lm_eval
         from lm_eval.models.huggingface import HFLM
