@@ -1,6 +1,7 @@
 """Evaluate a model on a benchmark: ``python evaluate.py [model=… data=… modality=… prompt=… …]``.
 
-Exit codes: 0 complete run; 2 a configuration or input error (one line on stderr; ``HYDRA_FULL_ERROR=1``
+Exit codes: 0 complete run; 1 Hydra could not compose the config (its own message: unknown option or key, no
+traceback); 2 a configuration or input error (one line on stderr; ``HYDRA_FULL_ERROR=1``
 shows the traceback); 3 the run finished but is incomplete (a request failed for good or was too long, or
 nothing was evaluated), or the endpoint refused the key / failed too often: its rows are cached and a rerun asks
 only the rest. ``allow_incomplete=true`` exits 0.

@@ -40,3 +40,23 @@ def test_summary_prints_failures_first_with_cause_and_endpoint():
     assert lines[1] == "  3 x connection error to http://h:1/v1: refused at http://h:1/v1"
     assert lines[2] == "  1 x timed out after 90 s at http://h:1/v1"
     assert lines[-1].endswith("[INCOMPLETE]") and "generation failures 4" in lines[-1]
+
+
+def test_a_too_long_request_is_counted_apart_from_generation_failures():
+    from scoreqa.backends.base import ChatRequest, Completion
+    from scoreqa.data.records import BenchmarkSplit, Question, Score
+    from scoreqa.evaluation.report import count_outcomes
+    from scoreqa.evaluation.scoring import TOO_LONG, parse_completions
+
+    questions = [Question(f"s:L1.{i}", "s", 1, "q", "r") for i in range(3)]
+    split = BenchmarkSplit("msu", "test", {"s": Score("s", "t")}, questions)
+    requests = [ChatRequest(q.id, ({"role": "user", "content": "q"},), (q.id,)) for q in questions]
+    completions = {"s:L1.0": Completion("s:L1.0", "r"),
+                   "s:L1.1": Completion("s:L1.1", "", input_tokens=9000, error="too long: 9000 + 512 > 8192",
+                                        too_long=True),
+                   "s:L1.2": Completion("s:L1.2", "", error="HTTP 500: down")}
+    records = parse_completions(split, requests, completions, "single")
+    assert [r.decided_by for r in records] == [None, TOO_LONG, "generation_failed"]
+    counters = count_outcomes(records, n_new_generations=3, n_skipped_scores=0)
+    assert (counters.n_too_long, counters.n_generation_failures, counters.n_judged) == (1, 1, 0)
+    assert not Metrics("msu", SCORES, counters).complete
