@@ -58,7 +58,7 @@ def run_variant(stem: str, adapter: Any, sampling: Any, judge: Any, data: Any, *
 
 
 # what looks like a credential in free text (server error bodies, overrides): bearer tokens, sk-… keys, key=value
-_KEYLIKE = re.compile(r"(?i)(bearer\s+)[^\s\"',]+|\b(sk|pk|rk|hf|ghp|xox[abp])[-_][A-Za-z0-9_\-]{6,}"
+_KEYLIKE = re.compile(r"(?i)(bearer\s+)[^\s\"',]+|\b(sk|pk|rk|hf|ghp|xox[abp])[-_][A-Za-z0-9_\-]{12,}"
                       r"|((?:api[_-]?key|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',&}]+")
 
 
