@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from scoreqa.backends.base import ChatRequest, Completion
-from scoreqa.backends.openai_api import OpenAIBackend
+from scoreqa.backends.openai_api import BackendStopped, OpenAIBackend
 from scoreqa.backends.pacing import RetryPolicy, retry_after_seconds
 from scoreqa.backends.seeding import batch_seed
 from scoreqa.evaluation.jsonl_store import JsonlStore
@@ -225,15 +225,29 @@ def test_runner_caches_failures_and_asks_only_them_again(tmp_path):
     assert len(server.requests) == 8 + 2 + 2  # first run (2 with one retry each), then only the two failures
 
 
-def test_repeated_auth_failures_stop_the_run_with_a_clear_error():
-    with MockOpenAIServer(lambda body, n: Reply.error(401)) as server:
-        backend = OpenAIBackend(MODEL, PAPER, base_url=server.base_url, concurrency=2, max_consecutive_failures=4,
-                                **FAST)
+def test_a_refused_key_stops_at_once_with_the_fix_and_no_key_in_the_error(monkeypatch):
+    monkeypatch.setenv("SCOREQA_TEST_KEY", "sk-live-abcdef123456")
+    echo = lambda body, n: Reply.error(401, message="Incorrect API key provided: sk-live-abcdef123456")  # noqa: E731
+    with MockOpenAIServer(echo) as server:
+        backend = OpenAIBackend(MODEL, PAPER, base_url=server.base_url, api_key_env="SCOREQA_TEST_KEY",
+                                concurrency=2, max_consecutive_failures=50, **FAST)
         yielded: list[Completion] = []
-        with pytest.raises(RuntimeError, match="4 requests in a row failed.*HTTP 401"):
+        with pytest.raises(BackendStopped, match=f"{server.base_url} refused the key.*set the environment "
+                                                 "variable SCOREQA_TEST_KEY to a valid key") as raised:
             for batch in backend.generate(requests(40)):
                 yielded.extend(batch)
-    assert 4 <= len(yielded) == len(server.requests) < 40 and all(c.error for c in yielded)
+    assert len(yielded) == len(server.requests) <= 2 and all(c.error for c in yielded)  # no retries, no more sends
+    assert "abcdef123456" not in str(raised.value) and not any("abcdef123456" in c.error for c in yielded)
+
+
+def test_consecutive_failures_count_in_completion_order_even_when_all_requests_are_in_flight():
+    # 62 failing requests at concurrency 32 (the probe): the limit must still stop the run
+    with MockOpenAIServer(lambda body, n: Reply.error(500)) as server:
+        backend = OpenAIBackend(MODEL, PAPER, base_url=server.base_url, concurrency=32, max_consecutive_failures=50,
+                                **FAST)
+        with pytest.raises(BackendStopped, match=f"50 requests in a row failed for good.*HTTP 500.*{server.base_url}"):
+            for _ in backend.generate(requests(62)):
+                pass
 
 
 def test_backoff_and_retry_after_parsing():

@@ -124,7 +124,7 @@ def test_metrics_per_task(release, tmp_path):
     for q in split.questions:
         output = {1: q.reference, 2: q.reference, 3: "I am not sure"}[q.level]
         records.append(QuestionRecord(q.id, q.score_id, q.level, q.text, q.reference, output, output))
-    metrics = b.metrics(records)["tasks"]
+    metrics = b.metrics(records).details["tasks"]
     assert metrics["task1"]["accuracy"] == 100.0 and metrics["task1"]["notations"]["banpu"] == 100.0
     assert metrics["task3"]["accuracy"] == 0.0 and metrics["task3"]["n_unparseable"] == 10
     assert metrics["task2"]["bleu4"] == pytest.approx(100.0) and metrics["task2"]["chrf"] == pytest.approx(100.0)

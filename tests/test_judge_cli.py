@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from scoreqa.evaluation.jsonl_store import JsonlStore
-from scoreqa.evaluation.report import run_metrics
+from scoreqa.evaluation.report import count_outcomes, judged_by
 from scoreqa.evaluation.runner import judge_missing
 from scoreqa.evaluation.run_key import run_key
 from scoreqa.evaluation.scoring import QuestionRecord
@@ -83,10 +83,9 @@ def test_runner_caches_cascade_verdicts_and_metrics_count_who_judged(tmp_path: P
         calls = len(server.requests)
         assert calls == 6                                          # 2 undecided items x 3 judges
         assert judge_missing(records, judge, store) == 0 and len(server.requests) == calls
-    metrics = run_metrics(records, run_key="k", n_new_generations=0, n_skipped_scores=0, usage={},
-                          bootstrap_resamples=200)
-    assert metrics["judged_by"] == {"llm_ensemble:2/3": 1, "llm_ensemble:3/3": 1, "rules:key": 1, "rules:meter": 1}
-    assert [r.correct for r in records] == [True, False, True, False] and metrics["n_undecided"] == 0
+    assert judged_by(records) == {"llm_ensemble:2/3": 1, "llm_ensemble:3/3": 1, "rules:key": 1, "rules:meter": 1}
+    counters = count_outcomes(records, n_new_generations=0, n_skipped_scores=0)
+    assert [r.correct for r in records] == [True, False, True, False] and counters.n_undecided == 0
 
 
 def write_pairs(path: Path) -> Path:

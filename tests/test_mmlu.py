@@ -91,7 +91,7 @@ def _reference_accuracy(cfg, fixture_root, subject: str) -> float:
 
 def test_mmlu_run_reports_subjects_categories_and_overall_as_recomputed(base_run, fixture_root):
     cfg, metrics, run_dir = base_run
-    assert json.loads((run_dir / "metrics.json").read_text()) == metrics
+    assert json.loads((run_dir / "metrics.json").read_text()) == metrics.as_dict()
     assert set(metrics["accuracy"]) == {"overall", *CATEGORIES} and metrics["n_questions"] == 4 * len(PICKED)
     for subject in PICKED:
         assert metrics["subjects"][subject] == {"category": SUBJECTS[subject], "n": 4,

@@ -20,8 +20,11 @@ def test_submitit_local_multirun_then_report(tmp_path, cache_dir, tiny_qwen3):
                     "data.limit=1",
                     "prompt=single,batched", "logger=none", "sampling.max_new_tokens=16", "bootstrap_resamples=500",
                     f"hydra.sweep.dir={sweep}"], cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
-    runs = sorted(p.parent for p in sweep.glob("*/metrics.json"))
-    assert [p.name for p in runs] == ["0-msu-tiny-qwen3-title-single", "1-msu-tiny-qwen3-title-batched"]
+    runs = sorted((p.parent for p in sweep.glob("**/metrics.json")), key=lambda p: "batched" in p.name)
+    # a cell's folder is its identity (scoreqa.config.run_variant), so a rerun of the sweep resumes in place
+    assert [p.relative_to(sweep).parent.as_posix() for p in runs] == ["msu/tiny-qwen3"] * 2
+    assert [p.name.rsplit("-", 1)[0] for p in runs] == ["title-single-paper-exactmatch-limit1",
+                                                       "title-batched-paper-exactmatch-limit1"]
     metrics = [json.loads((p / "metrics.json").read_text()) for p in runs]
     assert [m["n_questions"] for m in metrics] == [12, 12]
     assert [m["n_new_generations"] for m in metrics] == [12, 1]  # one request per question / per score
@@ -32,8 +35,9 @@ def test_submitit_local_multirun_then_report(tmp_path, cache_dir, tiny_qwen3):
                    cwd=REPO, check=True, capture_output=True, text=True)
     text = (out / "report.md").read_text()
     assert "## Single vs batched prompting" in text
-    row = next(line for line in text.splitlines()
-               if line.startswith("| tiny-qwen3 · msu/title · single | tiny-qwen3 · msu/title · batched |"))
+    single, batched = "tiny-qwen3 · msu/title · single", "tiny-qwen3 · msu/title · batched"
+    row = next(line for line in text.splitlines()  # runs are ordered by folder name ("title-batched-…" first)
+               if line.startswith((f"| {single} | {batched} |", f"| {batched} | {single} |")))
     assert row.split("|")[3].strip() == str(metrics[0]["n_judged"])  # paired over the same judged questions
     # title-only runs on the test split meet MSU Table 4's setting: placed against its best row (no tiny-qwen3 row)
     assert "| tiny-qwen3 · msu/title · single | Qwen3-4B | paper's best | level_2 | 30.00 |" in text

@@ -101,8 +101,39 @@ def test_wandb_sweep_is_well_formed_and_every_value_composes(path, composer):
 
 def test_evaluation_sweeps_optimise_a_metric_the_logger_writes():
     records = [QuestionRecord(f"s:L{l}.1", "s", l, "q", "r", "o", "p", correct=l < 3) for l in (1, 2, 3, 4)]
-    logged = set(flatten(level_metrics(records, bootstrap_resamples=100)))
+    logged = set(flatten(level_metrics(records, bootstrap_resamples=100)))  # MSU keeps accuracy/overall
     for path in WANDB:
         sweep = yaml.safe_load(path.read_text())
         if sweep["program"] == "evaluate.py" and "metric" in sweep:
             assert sweep["metric"]["name"] in logged, path.name
+
+
+# What each recipe claims to evaluate (its header comment): the benchmark and, when fixed, the model.
+CLAIMED = {"msu_text_grid": ("msu", None), "msu_vl_grid": ("msu", "qwen2.5-vl-3b"), "msu_api_grid": ("msu", None),
+           "lora_lr_rank": ("msu", "qwen3-4b"), "benchmarks_grid": (None, None),
+           "msu_grid": ("msu", None)}
+TARGETS = {"msu": "scoreqa.data.msu.MSUBench", "abc_eval": "scoreqa.data.abc_eval.ABCEvalBench"}
+
+
+def _cells_of(path: Path) -> list[list[str]]:
+    if path.parent.name == "recipe":
+        return sweep_cells([SEARCH, f"+recipe={path.stem}", "data.root=/srv/MSU-Bench"], config_name=program_of(path))
+    sweep = yaml.safe_load(path.read_text())
+    choices = {k: spec.get("values", [spec.get("value", spec.get("min"))]) for k, spec in sweep["parameters"].items()}
+    return [[f"{k}={v}" for k, v in zip(choices, values)] + ["data.root=/srv/MSU-Bench"]
+            for values in itertools.product(*choices.values())]
+
+
+@pytest.mark.parametrize("path", RECIPES + WANDB, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_cell_uses_the_data_and_model_it_claims(path, composer):
+    """The four MSU recipes once evaluated the corpus (no data=msu); lora_lr_rank pointed the corpus at MSU-Bench."""
+    data, model = CLAIMED[path.stem]
+    program = "train" if "train.py" in path.read_text() else "evaluate"
+    for cell in _cells_of(path):
+        cfg = composer(program, cell)
+        wanted = data or dict(o.split("=", 1) for o in cell)["data"]
+        assert cfg.data.name == wanted and cfg.data._target_ == TARGETS[wanted], (path.name, cell)
+        if wanted == "msu":
+            assert cfg.data.root == "/srv/MSU-Bench"
+        cell_model = dict(o.split("=", 1) for o in cell).get("model")
+        assert cfg.model.name == (cell_model or model or cfg.model.name) and cfg.model.name != "tiny-qwen3", cell

@@ -77,7 +77,7 @@ def test_metrics_per_category_subcategory_difficulty_and_delta(release):
         outputs[q.id] = f"Answer: {q.reference}" if right else "I cannot tell"
     records = [QuestionRecord(q.id, q.score_id, 0, q.text, q.reference, outputs[q.id], outputs[q.id])
                for q in split.questions]
-    metrics = bench.metrics(records)
+    metrics = bench.metrics(records).details
     image, text = metrics["modes"]["image"], metrics["modes"]["text"]
     assert image["accuracy"] == 100.0 and text["accuracy"] == pytest.approx(100 * 3 / 12, abs=0.01)
     assert text["n_unparseable"] == 9 and len(image["subcategories"]) == 12 and len(image["categories"]) == 5

@@ -30,7 +30,10 @@ class ChatRequest:
 
 @dataclass(frozen=True)
 class Completion:
-    """A model's answer to one request; ``error`` is set (and ``text`` empty) when the call failed for good."""
+    """A model's answer to one request; ``error`` is set (and ``text`` empty) when the call failed for good.
+
+    ``too_long``: the prompt plus ``max_new_tokens`` does not fit the context window, so it was never sent.
+    """
 
     key: str
     text: str
@@ -82,3 +85,10 @@ class Backend(ABC):
     def usage(self) -> dict[str, Any]:
         """Counts for the inference-time report; backends add what they know."""
         return {}
+
+    def bind_split(self, split: Any) -> None:
+        """Baselines that answer from the data itself keep the split here; model backends ignore it."""
+
+    def endpoint(self) -> str | None:
+        """Where requests go (named in the failure summary); None for local engines."""
+        return None

@@ -30,6 +30,7 @@ from scoreqa.backends.page_images import page_data_url
 from scoreqa.backends.pacing import RequestPacer, RetryPolicy, retry_after_seconds
 from scoreqa.backends.seeding import batch_seed
 from scoreqa.backends.server_window import measure_on_server
+from scoreqa.config import scrub
 from scoreqa.models.spec import ModelSpec
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,13 @@ _TOO_LONG = re.compile(r"context length|context window|maximum (input|prompt|con
 def too_long_error(status: int, message: str) -> bool:
     """A 400/413 whose message says the prompt exceeds the window: recorded as ``too_long``, not as a failure."""
     return status in (400, 413) and bool(_TOO_LONG.search(message))
+
+
+REFUSED_STATUS = frozenset({401, 403})  # the key is wrong for every request: stop at once
+
+
+class BackendStopped(RuntimeError):
+    """The endpoint refused the key, or too many requests in a row failed: asking the rest would fail too."""
 
 
 class MalformedResponse(ValueError):
@@ -103,6 +111,21 @@ def api_messages(messages: Sequence[Message], max_pixels: int | None) -> list[di
     return converted
 
 
+class FailureStreak:
+    """Stops a run when ``limit`` requests in a row (by completion order) failed for good, or the key was refused."""
+
+    def __init__(self, limit: int, endpoint: str | None = None) -> None:
+        self.limit, self.endpoint, self.failures, self.reason = limit, endpoint, 0, ""
+
+    def record(self, error: str | None) -> None:
+        self.failures = self.failures + 1 if error else 0
+        if error and self.failures >= self.limit and not self.reason:
+            self.reason = f"{self.failures} requests in a row failed for good (last: {error}) at {self.endpoint}"
+
+    def refuse(self, reason: str) -> None:
+        self.reason = self.reason or reason
+
+
 class OpenAIBackend(Backend):
     """``backend=openai``. Endpoint settings default to the model's ``api`` block; backend values override them."""
 
@@ -110,8 +133,8 @@ class OpenAIBackend(Backend):
 
     def __init__(self, model: Mapping[str, Any], sampling: Mapping[str, Any], base_url: str | None = None,
                  api_key_env: str | None = None, params: Sequence[str] | None = None,
-                 extra: Mapping[str, Any] | None = None, concurrency: int = 32, timeout: float = 600.0,
-                 max_retries: int = 6, backoff_base: float = 1.0, backoff_cap: float = 60.0,
+                 extra: Mapping[str, Any] | None = None, concurrency: int = 32, timeout: float = 90.0,
+                 max_retries: int = 4, backoff_base: float = 1.0, backoff_cap: float = 30.0,
                  requests_per_minute: float | None = None, max_consecutive_failures: int = 50) -> None:
         self.spec = ModelSpec.from_config(model)
         self.sampling = SamplingSpec.from_config(sampling)
@@ -135,6 +158,7 @@ class OpenAIBackend(Backend):
         self.retry = RetryPolicy(int(max_retries), float(backoff_base), float(backoff_cap))
         self.requests_per_minute = requests_per_minute
         self.max_consecutive_failures = int(max_consecutive_failures)
+        self._stop = FailureStreak(self.max_consecutive_failures)
         self._usage: dict[str, Any] = {"requests": 0, "failed_requests": 0, "attempts": 0, "retries": 0,
                                        "input_tokens": 0, "output_tokens": 0, "requests_without_usage": 0,
                                        "seconds": 0.0}
@@ -148,6 +172,9 @@ class OpenAIBackend(Backend):
     def identity(self) -> dict[str, Any]:
         return {"backend": self.name, **self.spec.identity(), "base_url": self.base_url,
                 "max_pixels": self.spec.max_pixels, "request": self.request_fields()}
+
+    def endpoint(self) -> str | None:
+        return self.base_url
 
     def usage(self) -> dict[str, Any]:
         return {k: round(v, 3) if isinstance(v, float) else v for k, v in self._usage.items()}
@@ -199,28 +226,26 @@ class OpenAIBackend(Backend):
         todo = deque(requests)
         pacer = RequestPacer(self.requests_per_minute)
         rng = random.Random(self.sampling.seed)
-        streak = {"failures": 0, "last": ""}
+        self._stop = FailureStreak(self.max_consecutive_failures, self.base_url)
         fields = self.request_fields()
         client = AsyncOpenAI(base_url=self.base_url, api_key=key, timeout=self.timeout, max_retries=0)
 
         async def worker() -> None:
-            while todo and streak["failures"] < self.max_consecutive_failures:
-                completion = await self._complete(client, pacer, rng, todo.popleft(), fields)
-                streak["failures"] = streak["failures"] + 1 if completion.error else 0
-                streak["last"] = completion.error or streak["last"]
+            while todo and not self._stop.reason:
+                completion = await self._complete(client, pacer, rng, todo.popleft(), fields, key)
+                self._stop.record(completion.error)  # in completion order, whatever the concurrency
                 emit(completion)
 
         try:
             await asyncio.gather(*(worker() for _ in range(min(self.concurrency, len(requests)))))
         finally:
             await client.close()
-        if todo:
-            raise RuntimeError(f"{self.max_consecutive_failures} requests in a row failed for good (last: "
-                               f"{streak['last']}); stopped with {len(todo)} not sent. Completed answers are cached; "
-                               "fix the cause and re-run to ask the rest")
+        if self._stop.reason:
+            raise BackendStopped(f"{self._stop.reason}; stopped with {len(todo)} request(s) not "
+                                 "sent. Answers so far are cached: fix the cause and re-run to ask the rest")
 
     async def _complete(self, client: Any, pacer: RequestPacer, rng: random.Random, request: ChatRequest,
-                        fields: dict[str, Any]) -> Completion:
+                        fields: dict[str, Any], key: str) -> Completion:
         import openai
 
         began = time.perf_counter()
@@ -238,7 +263,11 @@ class OpenAIBackend(Backend):
                                                                 extra_body=body)
                 text, n_in, n_out = parse_reply(response)
             except openai.APIStatusError as failure:
-                error = f"HTTP {failure.status_code}: {_status_message(failure)}"
+                error = scrub(f"HTTP {failure.status_code}: {_status_message(failure)}", [key])
+                if failure.status_code in REFUSED_STATUS:
+                    self._stop.refuse(f"{self.base_url} refused the key ({error}): set the environment variable "
+                                      f"{self.api_key_env or '(backend.api_key_env)'} to a valid key")
+                    break
                 if too_long_error(failure.status_code, _status_message(failure)):
                     self._usage["failed_requests"] += 1
                     return Completion(request.key, "", seconds=time.perf_counter() - began,
@@ -251,12 +280,12 @@ class OpenAIBackend(Backend):
             except openai.APITimeoutError:
                 error = f"timed out after {self.timeout:g} s"
             except openai.APIConnectionError as failure:
-                error = f"connection error: {failure}"
+                error = f"connection error to {self.base_url}: {scrub(str(failure), [key])}"
             except (json.JSONDecodeError, openai.APIResponseValidationError, MalformedResponse) as failure:
-                error = f"malformed reply: {failure}"
+                error = f"malformed reply: {scrub(str(failure), [key])}"
             else:
                 return self._record(request, text, n_in, n_out, time.perf_counter() - began)
-            if attempt < self.retry.max_retries:
+            if attempt < self.retry.max_retries and not self._stop.reason:
                 self._usage["retries"] += 1
                 log.debug("request %s: %s; retry %d", request.key, error, attempt + 1)
                 await asyncio.sleep(self.retry.delay(attempt, wait, rng))

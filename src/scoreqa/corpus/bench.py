@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from scoreqa.corpus import BUILD_VERSION, DEFAULT_LIMIT
+from scoreqa.data.benchmark import Benchmark
 from scoreqa.data.pages import sorted_pages
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 from scoreqa.data.selection import select
@@ -24,7 +25,7 @@ LOCK = ".build.lock"
 CORPUS_ENTRIES = frozenset({"scores", "fonts", "scores.jsonl", "questions.jsonl", "manifest.json", LOCK})
 
 
-class CorpusBench:
+class CorpusBench(Benchmark):
     """The corpus in ``root`` (``${paths.cache_dir}/corpus`` by default), built there if missing."""
 
     def __init__(self, name: str = "corpus", root: str = ".cache/corpus", build_limit: int | None = DEFAULT_LIMIT,

@@ -21,6 +21,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from scoreqa.data.benchmark import Benchmark
+from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.columns import blank_to_none, find_column
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 
@@ -81,7 +83,7 @@ def unescape_target(target: str) -> str:
     return target.replace("\\'", "'").replace('\\"', '"')
 
 
-class ABCEvalBench:
+class ABCEvalBench(Benchmark):
     """ABC-Eval as configured in ``conf/data/abc_eval.yaml``; scores are the ABC inputs themselves."""
 
     def __init__(self, name: str = "abc_eval", root: str = "", split: str = "all", limit: int | None = None,
@@ -190,7 +192,10 @@ class ABCEvalBench:
         self._questions = {q.id: q for q in questions}
         return BenchmarkSplit(name=self.name, split=self.split, scores=scores, questions=questions)
 
-    def metrics(self, records: Sequence[Any]) -> dict[str, Any]:
+    def metrics(self, records: Sequence[Any], bootstrap_resamples: int = 0) -> Scores:
         from scoreqa.metrics.abc_eval import abc_eval_metrics
 
-        return abc_eval_metrics(records, self._questions, self.categories)
+        d = abc_eval_metrics(records, self._questions, self.categories)
+        subtasks = {k: Estimate(v, n=d["subtask_details"][k]["n"]) for k, v in d["subtasks"].items()}
+        return Scores("overall", d["overall"], {"category": {k: Estimate(v) for k, v in d["categories"].items()},
+                                                "subtask": subtasks}, details=d)

@@ -26,6 +26,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from scoreqa.data.benchmark import Benchmark
+from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.columns import blank_to_none
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 
@@ -95,7 +97,7 @@ def task_of(path: Path) -> int | None:
     return int(match.group(1)) if match and int(match.group(1)) in TASKS else None
 
 
-class BoYaEvalBench:
+class BoYaEvalBench(Benchmark):
     """BoYaEval as configured in ``conf/data/boyaeval.yaml``."""
 
     def __init__(self, name: str = "boyaeval", root: str = "", cache_dir: str = ".cache/boyaeval",
@@ -222,7 +224,15 @@ class BoYaEvalBench:
             raise ValueError("BoYaEval asks one question per request: use prompt=single")
         return BoYaEvalPromptBuilder(self.templates, self.fewshot, self.pools, self.fewshot_seed)
 
-    def metrics(self, records: Sequence[Any]) -> dict[str, Any]:
+    def metrics(self, records: Sequence[Any], bootstrap_resamples: int = 0) -> Scores:
+        """Headline: the mean accuracy of the multiple-choice tasks present (our choice; the paper reports none)."""
+        from statistics import mean
+
         from scoreqa.metrics.boyaeval import boyaeval_metrics
 
-        return boyaeval_metrics(records, self._questions, self.bleu_tokenize, self.bertscore)
+        d = boyaeval_metrics(records, self._questions, self.bleu_tokenize, self.bertscore)
+        choice = {k: Estimate(v["accuracy"], n=v["n"]) for k, v in d["tasks"].items() if "accuracy" in v}
+        overlap = {f"{k}/{m}": Estimate(v[m], n=v["n"]) for k, v in d["tasks"].items() if "accuracy" not in v
+                   for m in v if m != "n"}
+        headline = round(mean(s.value for s in choice.values()), 2) if choice else None
+        return Scores("mean_choice_accuracy", headline, {"task": choice, "text_overlap": overlap}, details=d)

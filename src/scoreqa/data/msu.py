@@ -11,17 +11,20 @@
 from __future__ import annotations
 
 import re
+import zipfile
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from scoreqa.data.benchmark import Benchmark, check_limit
 from scoreqa.data.columns import blank_to_none, find_column
 from scoreqa.data.msu_excluded import resolve as resolve_exclusions
 from scoreqa.data.msu_hf import read_hf_release
 from scoreqa.data.pages import page_images_for
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 from scoreqa.data.selection import select
+from scoreqa.data.split import select_split
 
 LEVELS = (1, 2, 3, 4)
 _SCORE_NUMBER = re.compile(r"/scores/(\d+)")
@@ -54,9 +57,34 @@ def number_questions(rows: Iterable[tuple[str, int, str, str | None]]) -> list[Q
     return questions
 
 
-def read_github_tables(tables_dir: Path, score_dir: Path | None, page_cache: Path
+def read_table(path: Path) -> pd.DataFrame:
+    """An xlsx table; a file that is not one is named (pandas' own error does not say which file)."""
+    try:
+        return pd.read_excel(path)
+    except (zipfile.BadZipFile, ValueError, KeyError) as error:
+        raise ValueError(f"{path} is not a readable .xlsx table ({type(error).__name__}: {error}); "
+                         "download it again from the MSU-Bench release") from None
+
+
+def read_abc(path: Path, score_id: str) -> str | None:
+    """A score's ABC text, or None without the file; a file that is not UTF-8 is named with its score."""
+    if not path.exists():
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path} (score {score_id}) is not UTF-8 text ({error.reason} at byte {error.start}); "
+                         "re-export it as UTF-8 or remove it") from None
+
+
+def read_github_tables(tables_dir: Path, score_dir: Path | None, page_cache: Path,
+                       keep: Callable[[list[str]], Collection[str]] | None = None
                        ) -> tuple[dict[str, Score], list[Question]]:
-    """Scores and questions from ``msu-bench.xlsx`` + ``metadata.xlsx`` (+ score files)."""
+    """Scores and questions from ``msu-bench.xlsx`` + ``metadata.xlsx`` (+ score files).
+
+    ``keep`` picks, from the score ids in question order, those whose files are read (the run's split): a
+    broken file of a score outside the split never stops a run, and no PDF outside it is rasterised.
+    """
     tables_dir = Path(tables_dir)
     question_path, metadata_path = tables_dir / "msu-bench.xlsx", tables_dir / "metadata.xlsx"
     for path in (question_path, metadata_path):
@@ -64,32 +92,34 @@ def read_github_tables(tables_dir: Path, score_dir: Path | None, page_cache: Pat
             raise FileNotFoundError(f"MSU-Bench table {path} not found: set data.tables_dir (or paths.data_root) "
                                     "to the folder holding msu-bench.xlsx and metadata.xlsx, or data.root to a "
                                     "local copy of the Hugging Face release Krinos/MSU-Bench")
-    table = pd.read_excel(question_path)
+    table = read_table(question_path)
     link, level, text, answer = (find_column(table, names, source=question_path) for names in
                                  (["Link", "url"], ["Level"], ["Question"], ["Answer", "reference"]))
     questions = number_questions((score_id_from_link(r[link]), r[level], r[text], r[answer])
                                  for _, r in table.iterrows())
-    meta = pd.read_excel(metadata_path)
+    meta = read_table(metadata_path)
     m_link, m_title, m_composer = (find_column(meta, names, source=metadata_path) for names in
                                    (["Link", "url"], ["Title"], ["Composer"]))
+    wanted = set(keep(list(dict.fromkeys(q.score_id for q in questions)))) if keep else None
     scores: dict[str, Score] = {}
     for _, row in meta.iterrows():
         score_id = score_id_from_link(row[m_link])
-        abc_path = Path(score_dir) / f"{score_id}.abc" if score_dir else None
+        files = score_dir is not None and (wanted is None or score_id in wanted)
+        abc_path = Path(score_dir) / f"{score_id}.abc" if files else None
         pdf_path = Path(score_dir) / f"{score_id}.pdf" if score_dir else None
         scores[score_id] = Score(
             id=score_id,
             title=blank_to_none(row[m_title]) or score_id,
             composer=blank_to_none(row[m_composer]),
-            abc=abc_path.read_text(encoding="utf-8") if abc_path and abc_path.exists() else None,
-            pdf_path=pdf_path if pdf_path and pdf_path.exists() else None,
+            abc=read_abc(abc_path, score_id) if abc_path else None,
+            pdf_path=pdf_path if files and pdf_path and pdf_path.exists() else None,
             page_images=page_images_for(Path(score_dir) / score_id, pdf_path, page_cache / score_id)
-            if score_dir else (),
+            if files else (),
         )
     return scores, questions
 
 
-class MSUBench:
+class MSUBench(Benchmark):
     """The MSU-Bench benchmark as configured in ``conf/data/msu.yaml``."""
 
     def __init__(self, name: str = "msu", root: str | None = None, tables_dir: str | None = None,
@@ -105,16 +135,18 @@ class MSUBench:
         self.limit, self.skip_missing = limit, skip_missing
         self.exclude_scores = exclude_scores
 
-    def read_all(self) -> tuple[dict[str, Score], list[Question]]:
-        """Every score and question of the release, before any split."""
+    def read_all(self, keep: Callable[[list[str]], Collection[str]] | None = None
+                 ) -> tuple[dict[str, Score], list[Question]]:
+        """Every question of the release, before any split; score files only of the ids ``keep`` picks."""
         if self.root is not None:
             return read_hf_release(self.root, self.cache_dir / "hf")
         if self.tables_dir is None:
             raise ValueError("MSU-Bench needs data.root (Hugging Face release) or data.tables_dir (GitHub tables)")
-        return read_github_tables(self.tables_dir, self.score_dir, self.cache_dir / "pages")
+        return read_github_tables(self.tables_dir, self.score_dir, self.cache_dir / "pages", keep)
 
     def load(self, needs: Iterable[str]) -> BenchmarkSplit:
-        scores, questions = self.read_all()
+        limit = check_limit(self.limit)
+        scores, questions = self.read_all(keep=lambda order: select_split(order, self.split, self.split_seed)[:limit])
         source = str(self.root or self.score_dir or f"{self.tables_dir} (no data.score_dir set)")
         chosen = select(self.name, scores, questions, split=self.split, seed=self.split_seed, limit=self.limit,
                         needs=needs, skip_missing=self.skip_missing, source=source)
@@ -131,5 +163,5 @@ class MSUBench:
                               [q for q in chosen.questions if q.score_id not in excluded], chosen.skipped + skipped)
 
     def all_score_ids(self) -> list[str]:
-        _, questions = self.read_all()
+        _, questions = self.read_all(keep=lambda order: ())  # ids only: no score file is read
         return list(dict.fromkeys(q.score_id for q in questions))

@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from scoreqa.corpus.bench import CorpusBench
+from scoreqa.data.benchmark import Benchmark
+from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 
 INSTRUCTION = "Transcribe this page of sheet music into ABC notation."
 
 
-class ReconstructionBench:
+class ReconstructionBench(Benchmark):
     """As configured in ``conf/data/reconstruction.yaml``."""
 
     def __init__(self, name: str = "reconstruction", root: str = ".cache/corpus", build_limit: int | None = 30,
@@ -58,7 +60,10 @@ class ReconstructionBench:
         self._questions = {q.id: q for q in questions}
         return BenchmarkSplit(self.name, self.split, chosen, questions, skipped)
 
-    def metrics(self, records: Sequence[Any]) -> dict[str, Any]:
+    def metrics(self, records: Sequence[Any], bootstrap_resamples: int = 0) -> Scores:
         from scoreqa.metrics.reconstruction import reconstruction_metrics
 
-        return reconstruction_metrics(records, self._questions)
+        d = reconstruction_metrics(records, self._questions)
+        n = len(d["per_score"])
+        return Scores("pitch_f1", d["pitch_f1"],
+                      {"measure": {k: Estimate(d[k], n=n) for k in ("valid", "bar_count_match", "pitch_f1")}}, details=d)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
+from scoreqa.data.benchmark import check_limit
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 from scoreqa.data.split import select_split
 
@@ -29,7 +30,7 @@ def select(name: str, scores: dict[str, Score], questions: Sequence[Question], *
     order = list(dict.fromkeys(q.score_id for q in questions))
     kept = select_split(order, split, seed)
     if limit is not None:
-        kept = kept[: int(limit)]
+        kept = kept[: check_limit(limit)]
     needs = list(needs)
     unknown = [need for need in needs if need not in _HAS]
     if unknown:

@@ -17,6 +17,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from scoreqa.data.abc_eval import parse_list_literal
+from scoreqa.data.benchmark import Benchmark
+from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.columns import blank_to_none, find_column
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 from scoreqa.data.selection import MissingScoreInput
@@ -47,7 +49,7 @@ def split_options(value: Any) -> list[str]:
     return stripped
 
 
-class WildScoreBench:
+class WildScoreBench(Benchmark):
     """WildScore as configured in ``conf/data/wildscore.yaml``."""
 
     def __init__(self, name: str = "wildscore", root: str = "", csv_name: str = "data.csv",
@@ -150,7 +152,12 @@ class WildScoreBench:
         self._questions = {q.id: q for q in questions}
         return BenchmarkSplit(self.name, self.split, scores, questions, skipped)
 
-    def metrics(self, records: Sequence[Any]) -> dict[str, Any]:
+    def metrics(self, records: Sequence[Any], bootstrap_resamples: int = 0) -> Scores:
         from scoreqa.metrics.wildscore import wildscore_metrics
 
-        return wildscore_metrics(records, self._questions)
+        d = wildscore_metrics(records, self._questions)
+        modes = d["modes"]
+        main = modes.get("image") or modes.get("text") or {}
+        return Scores("overall", d["overall"],
+                      {"mode": {m: Estimate(v["accuracy"], n=v["n"]) for m, v in modes.items()},
+                       "category": {k: Estimate(v) for k, v in main.get("categories", {}).items()}}, details=d)

@@ -21,6 +21,7 @@ from scoreqa.prompts.builder import PromptBuilder
 
 log = logging.getLogger(__name__)
 PREDICTIONS, JUDGMENTS = "predictions.jsonl", "judgments.jsonl"
+JUDGMENT_KEYS = ("judge_key", "question_id", "fingerprint", "correct", "decided_by")
 
 
 @dataclass
@@ -30,10 +31,11 @@ class RunOutcome:
     n_new_generations: int
     n_new_judgments: int
     usage: dict[str, Any] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)  # the error of every request that failed for good
 
 
 def _completion_from_row(row: dict[str, Any]) -> Completion:
-    return Completion(row["key"], row["text"], row.get("input_tokens"), row.get("output_tokens"),
+    return Completion(row["key"], str(row.get("text") or ""), row.get("input_tokens"), row.get("output_tokens"),
                       row.get("seconds"), row.get("error"), bool(row.get("too_long", False)))
 
 
@@ -113,9 +115,11 @@ def run_evaluation(split: BenchmarkSplit, builder: PromptBuilder, backend: Backe
     key = run_key({"data": {"name": split.name, "split": split.split, "version": split.version()},
                    "prompt": builder.identity(), "backend": backend.identity(), **(key_parts or {})})
     began = time.perf_counter()
-    completions, n_new = generate_missing(requests, backend, JsonlStore(run_dir / PREDICTIONS), key, too_long,
-                                          describe_request(split))
+    completions, n_new = generate_missing(requests, backend,
+                                          JsonlStore(run_dir / PREDICTIONS, ("run_key", "key", "text")), key,
+                                          too_long, describe_request(split))
     usage = {**backend.usage(), "wall_seconds": round(time.perf_counter() - began, 3)}  # generation, this invocation
     records = parse_completions(split, requests, completions, builder.mode)
-    n_judged = judge_missing(records, judge, JsonlStore(run_dir / JUDGMENTS))
-    return RunOutcome(key, records, n_new, n_judged, usage)
+    n_judged = judge_missing(records, judge, JsonlStore(run_dir / JUDGMENTS, JUDGMENT_KEYS))
+    errors = [completions[r.key].error or "" for r in requests if completions[r.key].error]
+    return RunOutcome(key, records, n_new, n_judged, usage, errors)

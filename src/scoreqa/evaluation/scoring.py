@@ -12,6 +12,7 @@ from scoreqa.prompts.answers import parse_numbered_answers, strip_thinking
 
 # decided_by values for questions no judge sees
 NO_REFERENCE, PARSE_FAILURE, GENERATION_FAILED = "no_reference", "parse_failure", "generation_failed"
+TOO_LONG = "too_long"  # the prompt did not fit the context window: never sent
 
 
 @dataclass
@@ -49,6 +50,8 @@ def parse_completions(split: BenchmarkSplit, requests: Sequence[ChatRequest], co
             record = QuestionRecord(q.id, q.score_id, q.level, q.text, q.reference, completion.text, answer)
             if q.reference is None:
                 record.decided_by = NO_REFERENCE
+            elif completion.too_long:
+                record.correct, record.decided_by = False, TOO_LONG
             elif completion.error:
                 record.correct, record.decided_by = False, GENERATION_FAILED
             elif answer is None:

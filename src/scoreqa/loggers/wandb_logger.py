@@ -1,4 +1,4 @@
-"""Weights & Biases: metrics, a per-question predictions table, a per-level bar chart and the LSR curve.
+"""Weights & Biases: metrics, a per-question predictions table, a bar chart per score group and the LSR curve.
 
 Offline by default (``logger.mode=offline``; ``wandb sync <run dir>/wandb/offline-run-*`` uploads
 later, e.g. after a SLURM job). ``WANDB_MODE`` in the environment wins over the config.
@@ -7,10 +7,13 @@ later, e.g. after a SLURM job). ``WANDB_MODE`` in the environment wins over the 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any, Sequence
 
+from scoreqa.config import scrub
 from scoreqa.loggers.base import RunLogger
+from scoreqa.metrics.record import Metrics
 
 TABLE_COLUMNS = ("question_id", "score_id", "level", "question", "reference", "prediction", "correct",
                  "decided_by")
@@ -42,28 +45,40 @@ class WandbLogger(RunLogger):
         import wandb
 
         mode = os.environ.get("WANDB_MODE", self.mode)
-        self.run = wandb.init(project=self.project, entity=self.entity, mode=mode, group=self.group,
-                              tags=self.tags, name=self.name, job_type=job_type, config=config, dir=str(run_dir),
-                              id=self.resume_id, resume="allow" if self.resume_id else None)
+        argv, sys.argv = sys.argv, [scrub(arg) for arg in sys.argv]  # W&B records the command line in its metadata
+        try:
+            self.run = wandb.init(project=self.project, entity=self.entity, mode=mode, group=self.group,
+                                  tags=self.tags, name=self.name, job_type=job_type, config=config,
+                                  dir=str(run_dir), id=self.resume_id, resume="allow" if self.resume_id else None)
+        finally:
+            sys.argv = argv
 
     def log_metrics(self, metrics: dict[str, Any], step: int | None = None) -> None:
         if self.run is not None:
             self.run.log(flatten(metrics), step=step)
 
-    def log_evaluation(self, metrics: dict[str, Any], records: Sequence[dict[str, Any]]) -> None:
+    def log_evaluation(self, metrics: Metrics, records: Sequence[dict[str, Any]]) -> None:
+        """Every benchmark alike: scalars, the predictions table, a bar chart per group, the LSR curve if any."""
         if self.run is None:
             return
         import wandb
 
-        self.run.summary.update(flatten(metrics))
-        table = wandb.Table(columns=list(TABLE_COLUMNS),
-                            data=[[record.get(c) for c in TABLE_COLUMNS] for record in records])
-        levels = [k for k in metrics["accuracy"] if k.startswith("level_")]
-        accuracy = wandb.Table(columns=["level", "accuracy"], data=[[k, metrics["accuracy"][k]] for k in levels])
-        lsr = wandb.Table(columns=["level", "lsr"], data=[[int(k.split("_")[1]), v] for k, v in metrics["lsr"].items()])
-        self.run.log({"predictions": table,
-                      "accuracy_by_level": wandb.plot.bar(accuracy, "level", "accuracy", title="Accuracy by level (%)"),
-                      "lsr_curve": wandb.plot.line(lsr, "level", "lsr", title="Level-wise success rate (%)")})
+        self.run.summary.update({**flatten(metrics.as_dict()), "complete": metrics.complete})
+        if not metrics.complete:
+            self.run.tags = (*self.run.tags, "incomplete")
+        charts: dict[str, Any] = {}
+        if records:
+            charts["predictions"] = wandb.Table(columns=list(TABLE_COLUMNS),
+                                                data=[[record.get(c) for c in TABLE_COLUMNS] for record in records])
+        for group, named in metrics.scores.groups.items():
+            table = wandb.Table(columns=[group, "score"], data=[[k, v.value] for k, v in named.items()])
+            charts[f"score_by_{group}"] = wandb.plot.bar(table, group, "score", title=f"Score by {group} (%)")
+        lsr = metrics.scores.lsr
+        if lsr:
+            levels = [[int(k.split("_")[1]), v.value] for k, v in lsr.items() if k.startswith("level_")]
+            charts["lsr_curve"] = wandb.plot.line(wandb.Table(columns=["level", "lsr"], data=levels), "level", "lsr",
+                                                  title="Level-wise success rate (%)")
+        self.run.log(charts)
 
     def finish(self) -> None:
         if self.run is not None:

@@ -15,10 +15,10 @@ import logging
 from pathlib import Path
 from typing import Any, Sequence
 
-from hydra.utils import instantiate
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
 
-from scoreqa.config import redact
+from scoreqa.data.benchmark import Benchmark
+from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.mmlu.layout import require_files
 from scoreqa.mmlu.subjects import CATEGORIES, SUBJECTS
 from scoreqa.mmlu.tasks import OVERALL, category_group, subject_task, write_tasks
@@ -32,8 +32,10 @@ def _pct(value: float) -> float:
     return round(100 * float(value), 2)
 
 
-class MMLUBenchmark:
+class MMLUBenchmark(Benchmark):
     """MMLU as configured in ``conf/data/mmlu.yaml``; evaluates by itself through ``run``."""
+
+    evaluates_itself = True
 
     def __init__(self, name: str = "mmlu", root: str | None = None, subjects: Sequence[str] | None = None,
                  num_fewshot: int = 5, limit: int | None = None, batch_size: int = 8, device: str = "auto",
@@ -49,7 +51,10 @@ class MMLUBenchmark:
         self.device, self.apply_chat_template = device, bool(apply_chat_template)
         self.base_run = Path(base_run) if base_run else None
 
-    def run(self, cfg: DictConfig, run_dir: Path) -> dict[str, Any]:
+    def load(self, needs: Any) -> Any:
+        raise NotImplementedError("MMLU is evaluated by lm-eval through run(); it has no question split to load")
+
+    def run(self, cfg: DictConfig, run_dir: Path) -> tuple[Scores, int]:
         import lm_eval
         from lm_eval.models.huggingface import HFLM
         from lm_eval.tasks import TaskManager
@@ -78,12 +83,11 @@ class MMLUBenchmark:
         if base is not None:
             metrics["delta"] = self.delta(metrics, base)
             metrics["base_run"] = str(self.base_run)
-        print(summary_table(metrics))
-        logger = instantiate(cfg.logger, _convert_="all")
-        logger.start(redact(OmegaConf.to_container(cfg, resolve=True)), run_dir, job_type="evaluate")
-        logger.log_metrics({k: metrics[k] for k in ("accuracy", "delta") if k in metrics})
-        logger.finish()
-        return metrics
+        print(summary_table(metrics))  # with the delta to the base run, when given
+        categories = {k: Estimate(v, n=None) for k, v in metrics["accuracy"].items() if k != "overall"}
+        subjects = {s: Estimate(v["accuracy"], n=v["n"]) for s, v in metrics["subjects"].items()}
+        return (Scores("accuracy", metrics["accuracy"]["overall"], {"category": categories, "subject": subjects},
+                       details=metrics), metrics["n_questions"])
 
     def metrics_from(self, results: dict[str, Any], spec: ModelSpec) -> dict[str, Any]:
         scores, n_samples = results["results"], results["n-samples"]

@@ -8,6 +8,7 @@ saving and reloading) run on a CPU with no download. Built once into a folder, t
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 from importlib import resources
@@ -111,6 +112,23 @@ BUILDERS: dict[str, Callable] = {"qwen3": _qwen3, "qwen2.5-vl": _qwen2_5_vl}
 PROCESSORS: dict[str, Callable] = {"qwen2.5-vl": _qwen2_5_vl_processor}
 
 
+def cache_root() -> Path:
+    """``paths.cache_dir``'s default: ``SCOREQA_CACHE_DIR``, else ``.cache`` in the checkout."""
+    from scoreqa.config import REPO_ROOT
+
+    return Path(os.environ.get("SCOREQA_CACHE_DIR") or Path(os.environ.get("SCOREQA_ROOT", REPO_ROOT)) / ".cache")
+
+
+def check_inside_cache(out_dir: Path) -> None:
+    """A new tiny model (random weights) is built only inside the cache, so a mistyped ``model.name_or_path``
+    never silently becomes a random model; ``SCOREQA_TINY_ANYWHERE=1`` asks for another place."""
+    root = cache_root().resolve()
+    if os.environ.get("SCOREQA_TINY_ANYWHERE") != "1" and not out_dir.resolve().is_relative_to(root):
+        raise ValueError(f"model.name_or_path={out_dir} is outside the cache {root}, and tiny models (random weights) "
+                         "are built only there: check model.name_or_path, or set SCOREQA_TINY_ANYWHERE=1 to build "
+                         "one at that path")
+
+
 def build_tiny_model(architecture: str, out_dir: Path, seed: int = 0) -> Path:
     """Build once into ``out_dir`` (written to a temporary folder, then moved, so a crash leaves nothing half-built)."""
     out_dir = Path(out_dir)
@@ -124,6 +142,7 @@ def build_tiny_model(architecture: str, out_dir: Path, seed: int = 0) -> Path:
                               "Point model.name_or_path elsewhere or remove model.build.")
     if architecture not in BUILDERS:
         raise ValueError(f"unknown tiny architecture {architecture!r}; known: {sorted(BUILDERS)}")
+    check_inside_cache(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
     try:

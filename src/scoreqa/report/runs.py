@@ -50,6 +50,11 @@ class Run:
         return str(self.setting("prompt.name") or "?")
 
     @property
+    def complete(self) -> bool:
+        """False when a question was not really asked (failed or too-long requests, nothing evaluated)."""
+        return self.metrics.get("complete", True) is not False
+
+    @property
     def has_levels(self) -> bool:
         """MSU-style metrics (per-level accuracy and LSR) rather than a benchmark's own."""
         return "lsr" in self.metrics and isinstance(self.metrics.get("accuracy"), dict)
@@ -69,7 +74,10 @@ class Run:
 
 def default_label(run: Run) -> str:
     lora = "+LoRA" if run.adapter else ""
-    return f"{run.model}{lora} · {run.benchmark}/{run.modality} · {run.prompt}"
+    label = f"{run.model}{lora} · {run.benchmark}/{run.modality} · {run.prompt}"
+    if not run.complete:  # never an ordinary row: the reasons travel with the label into every table and plot
+        label += f" [INCOMPLETE: {'; '.join(run.metrics.get('incomplete_reasons') or ['see metrics.json'])}]"
+    return label
 
 
 def load_run(path: Path) -> Run:

@@ -26,10 +26,11 @@ class Reply:
     stall_seconds: float = 0.0           # sleep before answering (longer than the client timeout = timeout)
 
     @classmethod
-    def error(cls, status: int, retry_after: float | None = None) -> "Reply":
+    def error(cls, status: int, retry_after: float | None = None, message: str | None = None) -> "Reply":
+        """An error reply; ``message`` is the server's text (e.g. one that echoes the key, as some servers do)."""
         headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
         return cls(content=None, status=status, headers=headers,
-                   raw_body=json.dumps({"error": {"message": f"scripted {status}", "type": "scripted"}}))
+                   raw_body=json.dumps({"error": {"message": message or f"scripted {status}", "type": "scripted"}}))
 
 
 Script = Callable[[dict[str, Any], int], Reply]
