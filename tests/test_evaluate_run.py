@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-MSU_TITLE = ["data=msu", "modality=title"]  # the real question table, no score files needed
+MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3"]  # the real question table, no score files needed
 METRIC_KEYS = {"accuracy", "accuracy_ci95", "lsr", "lsr_ci95", "remaining_scores", "n_questions", "n_scores",
                "n_parse_failures", "n_undecided", "n_new_generations", "run_key", "judged_by", "inference"}
 
