@@ -76,7 +76,7 @@ def evaluate(cfg: DictConfig, run_dir: Path) -> Metrics:
         else:
             metrics, records = _evaluate_split(cfg, benchmark, run_dir, started)
         (run_dir / "metrics.json").write_text(json.dumps(metrics.as_dict(), indent=2, allow_nan=False))
-        print(summary_table(metrics))
+        print(summary_table(metrics, cfg.model.get("note")))
         logger = instantiate(cfg.logger, _convert_="all")
         logger.start(plain, run_dir, job_type="evaluate")
         logger.log_evaluation(metrics, records)

@@ -78,8 +78,9 @@ def _score_row(name: str, score: Estimate, lsr: Estimate | None = None) -> str:
     return row
 
 
-def summary_table(metrics: Metrics) -> str:
-    """Failures first (cause and endpoint), then every group's scores, the headline and the counters."""
+def summary_table(metrics: Metrics, note: str | None = None) -> str:
+    """Failures first (cause and endpoint), then every group's scores, the headline, the counters, how undecided
+    verdicts were counted, and ``note``: what the numbers mean for this model (``model.note``)."""
     lines: list[str] = []
     if not metrics.complete:
         lines.append("INCOMPLETE RUN: " + "; ".join(metrics.incomplete_reasons()))
@@ -98,4 +99,8 @@ def summary_table(metrics: Metrics) -> str:
     c = metrics.counters
     lines.append(", ".join(f"{k.removeprefix('n_').replace('_', ' ')} {v}" for k, v in asdict(c).items())
                  + f", run key {metrics.run_key}" + ("" if metrics.complete else "  [INCOMPLETE]"))
+    if c.n_undecided:
+        lines.append(f"{c.n_undecided} answer(s) the judge could not decide were counted as wrong")
+    if note:
+        lines.append(f"What the numbers mean: {note}")
     return "\n".join(lines)
