@@ -1,5 +1,8 @@
 """The music-aware rule judge: decides closed-form answers exactly and leaves the rest undecided.
 
+The prediction first goes through :func:`scoreqa.judge.extraction.extract`: "Unknown" is wrong
+(``rules:unknown``), an unsure answer stays undecided, several candidates are each decided and are wrong
+together only when the rule is sure one of them is wrong (``X or Y``: a hedge between values is wrong).
 Rules are tried in order; the first that can read the reference (and whose question cue matches)
 owns the item, and its name goes into ``decided_by`` ("rules:key"). What it cannot decide is
 ``Verdict(None, "rules:undecided")`` — for the LLM ensemble in a cascade.
@@ -12,6 +15,7 @@ from importlib import resources
 from typing import Any, Sequence
 
 from scoreqa.judge.base import Judge, JudgeItem, Verdict
+from scoreqa.judge.extraction import extract
 from scoreqa.judge.rules.base import Rule
 from scoreqa.judge.rules.durations import DurationRule
 from scoreqa.judge.rules.keys import KeyRule
@@ -27,7 +31,7 @@ from scoreqa.judge.rules.vocabularies import (ARTICULATION, CHORD_MEMBERS, CLEF,
                                               VOICE_PART)
 from scoreqa.judge.rules.yesno import YesNoRule
 
-RULES_VERSION = 1
+RULES_VERSION = 2
 UNDECIDED = "rules:undecided"
 _EDGE = " .。,;:!\"'"
 
@@ -57,12 +61,42 @@ class RuleJudge(Judge):
         self.rules = tuple(rules) if rules is not None else DEFAULT_RULES
 
     def verdict(self, question: str, reference: str, prediction: str) -> Verdict:
+        found = extract(prediction)
+        if found.status == "unknown":
+            return Verdict(key(reference) in {"unknown", ""}, "rules:unknown")
+        if not found.text:
+            return Verdict(False, "rules:empty")
+        if found.status == "unsure":
+            return Verdict(None, UNDECIDED)
+        if found.status == "several":
+            verdicts = [self.decide(question, reference, candidate) for candidate in found.candidates]
+            if any(v.correct is None for v in verdicts):
+                return Verdict(None, UNDECIDED)
+            if all(v.correct for v in verdicts):              # 'quaver or eighth note': one value, two names
+                return verdicts[0]
+            return Verdict(False, f"{verdicts[0].decided_by}:several")   # a hedge between different values
+        final = self.decide(question, reference, found.text)
+        if found.text == found.full:
+            return final
+        whole = self.decide(question, reference, found.full)
+        if isinstance(self.owner(question, reference), YesNoRule):
+            # a leading 'Yes'/'No' and a closing 'so …' clause must agree; either alone is enough
+            if final.correct is None or whole.correct is None or final.correct == whole.correct:
+                return final if final.correct is not None else whole
+            return Verdict(None, UNDECIDED)
+        return final
+
+    def owner(self, question: str, reference: str) -> Rule | None:
+        return next((rule for rule in self.rules if rule.claim(question, reference) is not None), None)
+
+    def decide(self, question: str, reference: str, prediction: str) -> Verdict:
+        """One extracted answer against the reference: exact match, the owning rule, else undecided."""
         answer = clean_prediction(prediction)
         if not answer:
             return Verdict(False, "rules:empty")
         if fold(answer).strip(_EDGE) == fold(reference).strip(_EDGE):
             return Verdict(True, "rules:exact")
-        owner = next((rule for rule in self.rules if rule.claim(question, reference) is not None), None)
+        owner = self.owner(question, reference)
         if owner is not None:
             outcome = owner.decide(owner.claim(question, reference), answer, question)
             if outcome is not None:

@@ -1,0 +1,83 @@
+"""Other languages' and notations' names for keys, meters, pitches and forms, rewritten into the English
+forms the rules read.
+
+- German keys: a letter with -is (sharp) / -es, -s (flat) and Dur/Moll; **H is B natural and B is B flat**
+  (so "B-Dur" is B♭ major and "h-Moll" is B minor). Only rewritten next to Dur/Moll, where the German
+  reading is certain.
+- Chinese: 大调/小调 keys with 升/降, meters read denominator first ("四三拍" = 3/4; "4/4拍"), and form and
+  texture terms.
+- Helmholtz pitches with primes (c′ = C4, c″ = C5, fis′ = F♯4, h′ = B4). German "c1" for C4 is too easily
+  a measure or a figure and is left alone; a primed "b" is B in English and B♭ in German: left unread.
+  "Middle C" (= C4) is read by :mod:`scoreqa.judge.rules.pitches`.
+"""
+
+from __future__ import annotations
+
+import re
+
+_GERMAN_ACC = {"is": "♯", "isis": "𝄪", "es": "♭", "s": "♭", "eses": "𝄫", "": ""}
+_GERMAN_LETTER = {"h": "B", "b": "B♭"}          # the H/B convention; other letters are the same
+GERMAN_KEY = re.compile(r"(?<![\w♯♭])([A-Ha-h])(isis|is|eses|es|s)?[\s-]?(Dur|Moll|dur|moll)\b")
+
+_CHINESE_DIGITS = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十二": 12,
+                   "十六": 16}
+_DIGIT = "十二|十六|[一二三四五六七八九]"
+CHINESE_METER = re.compile(rf"({_DIGIT})({_DIGIT})拍")
+CHINESE_METER_DIGITS = re.compile(r"(\d{1,2})\s*/\s*(\d{1,2})\s*拍")
+CHINESE_KEY = re.compile(r"([升降])?\s*([A-Ga-g])\s*([♯♭#b])?\s*(大调|小调|大調|小調)")
+CHINESE_TERMS = {
+    "奏鸣曲式": "sonata form", "回旋曲式": "rondo form", "回旋奏鸣曲式": "sonata-rondo form",
+    "三部曲式": "ternary form", "单三部曲式": "ternary form", "二部曲式": "binary form",
+    "单二部曲式": "binary form", "变奏曲式": "theme and variations", "变奏曲": "theme and variations",
+    "赋格": "fugue", "主调音乐": "homophonic", "主调": "homophonic", "复调音乐": "polyphonic", "复调": "polyphonic",
+    "单声部": "monophonic", "高音谱号": "treble clef", "低音谱号": "bass clef", "中音谱号": "alto clef",
+    "次中音谱号": "tenor clef", "钢琴": "piano", "小提琴": "violin", "大提琴": "cello", "中提琴": "viola",
+    "长笛": "flute",
+}
+
+HELMHOLTZ = re.compile(r"(?<![\w♯♭'′])([a-h])(isis|is|eses|es|s)?('{1,4}|′{1,4}|″|‴)(?![\w'′])")
+_PRIMES = {"'": 1, "′": 1, "″": 2, "‴": 3}
+
+
+def _german_key(match: re.Match) -> str:
+    letter, suffix, mode = match.group(1), match.group(2) or "", match.group(3).lower()
+    if letter.lower() in _GERMAN_LETTER and not suffix:
+        name = _GERMAN_LETTER[letter.lower()]
+    elif letter.lower() == "h":
+        name = "B" + _GERMAN_ACC[suffix]                      # his = B♯
+    elif (letter.lower(), suffix) in {("a", "s"), ("e", "s")}:
+        name = letter.upper() + "♭"                           # As, Es
+    elif suffix == "s":
+        return match.group(0)                                 # 'Ds-Dur' is no German name: leave unread
+    else:
+        name = letter.upper() + _GERMAN_ACC[suffix]
+    return f"{name} {'major' if mode == 'dur' else 'minor'}"
+
+
+def _chinese_key(match: re.Match) -> str:
+    prefix, letter, accidental, mode = match.groups()
+    sign = {"升": "♯", "降": "♭"}.get(prefix or "", "") or {"#": "♯", "b": "♭"}.get(accidental or "", accidental or "")
+    return f" {letter.upper()}{sign} {'major' if mode in ('大调', '大調') else 'minor'} "
+
+
+def _helmholtz(match: re.Match) -> str:
+    letter, suffix, primes = match.group(1), match.group(2) or "", match.group(3)
+    if letter == "b" and not suffix:
+        return match.group(0)                                 # English B or German B♭: unread
+    count = sum(_PRIMES[c] for c in primes)
+    name = "B" if letter == "h" else letter.upper()
+    if suffix == "s" and letter not in "ae":
+        return match.group(0)
+    return f"{name}{_GERMAN_ACC['es' if suffix == 's' else suffix]}{3 + count}"
+
+
+def to_english(text: str) -> str:
+    """The text with German/Chinese key names, Chinese meters and terms, and Helmholtz pitches in English form."""
+    text = GERMAN_KEY.sub(_german_key, text)
+    text = CHINESE_KEY.sub(_chinese_key, text)
+    text = CHINESE_METER_DIGITS.sub(lambda m: f" {m.group(1)}/{m.group(2)} time ", text)
+    text = CHINESE_METER.sub(lambda m: f" {_CHINESE_DIGITS[m.group(2)]}/{_CHINESE_DIGITS[m.group(1)]} time ", text)
+    for term in sorted(CHINESE_TERMS, key=len, reverse=True):
+        text = text.replace(term, f" {CHINESE_TERMS[term]} ")
+    text = HELMHOLTZ.sub(_helmholtz, text)
+    return re.sub(r"[ \t]+", " ", text).strip(" \t")
