@@ -52,8 +52,9 @@ _HEDGE = re.compile(r"\b(?:maybe|perhaps|possibly|probably|likely|might|could\s+
 _CORRECTION = re.compile(r"(?:\s*[-—–]+\s*|[,;.]\s+)(?:no[,!]|sorry[,!]?|wait[,!]?|oops[,!]?|correction:|"
                          r"i\s+mean,?|actually,|on\s+second\s+thought,?)\s*(?:no[,!]\s*)?(?:it(?:'s|\s+is)\s+)?",
                          re.IGNORECASE)
-_NOT_BUT = re.compile(r"^(?:it(?:'s|\s+is)\s+|this\s+is\s+)?not\s+(?:an?\s+|the\s+)?(.+?),?\s+but\s+(?:rather\s+)?"
-                      r"(?:an?\s+|the\s+)?(.+)$", re.IGNORECASE)
+_NOT_BUT = re.compile(r"^(?:it(?:'s|\s+is)\s+|this\s+is\s+|it\s+isn't\s+)?not\s+(?:in\s+)?(?:(?-i:an?|the)\s+)?(.+?)"
+                      r"(?:,?\s+but\s+(?:rather\s+)?(?:in\s+)?|\s*[;:]\s*(?:it(?:'s|\s+is)\s+(?:in\s+)?)?)"
+                      r"(?:(?-i:an?|the)\s+)?(.+)$", re.IGNORECASE)
 _YES_NO_START = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
 
 
@@ -64,20 +65,21 @@ class Extraction:
     text: str
     status: Status
     candidates: tuple[str, ...] = ()
-    full: str = ""             # the whole cleaned prediction, for rules that read a leading yes/no
+    full: str = ""             # the whole cleaned prediction
+    context: str = ""          # what precedes a 'so / therefore / answer is' clause: it must not contradict it
 
 
 def _clean(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip(" \t.。!\"'")
 
 
-def _final_clause(text: str) -> str:
-    """After the last 'answer is / therefore / so' marker that is followed by something, else the text."""
+def _final_clause(text: str) -> tuple[str, str]:
+    """(the clause after the last 'answer is / therefore / so' marker, the text before it), else (text, '')."""
     matches = [m for m in _FINAL.finditer(text) if _clean(text[m.end():])]
     if not matches:
-        return text
+        return text, ""
     tail = text[matches[-1].end():]
-    return re.split(r"(?<=[.!])\s+(?=[A-Z])|\n", tail, maxsplit=1)[0]
+    return re.split(r"(?<=[.!])\s+(?=[A-Z])|\n", tail, maxsplit=1)[0], text[:matches[-1].start()]
 
 
 def _bold(text: str) -> str | None:
@@ -89,7 +91,7 @@ def _bold(text: str) -> str | None:
 
 def _corrected(text: str) -> str:
     """What a self-correction leaves standing: the part after 'not X but', '— no,', 'actually'."""
-    match = _NOT_BUT.match(text)
+    match = _NOT_BUT.match(re.sub(r"^it\s+isn't\s+", "it is not ", text, flags=re.IGNORECASE))
     if match:
         return match.group(2)
     parts = _CORRECTION.split(text)
@@ -107,7 +109,8 @@ def extract(prediction: str) -> Extraction:
     if not full:
         return Extraction("", "answer", full=full)
     lines = [line for line in (_clean(x) for x in text.split("\n")) if line]
-    final = _clean(_final_clause(text))
+    final, context = _final_clause(text)
+    final, context = _clean(final), _clean(context.replace("\n", " "))
     if final == _clean(text) and bold is not None:
         final = _clean(bold)
     elif final == _clean(text) and len(lines) > 1 and len(lines[0].split()) > 6 >= len(lines[-1].split()):
@@ -117,13 +120,13 @@ def extract(prediction: str) -> Extraction:
         return Extraction(final, "unknown", full=full)
     one = _ONE_CANDIDATE.match(final)
     if one and not _SEVERAL.match(one.group(1)):
-        return Extraction(_clean(one.group(1)), "answer", full=full)
+        return Extraction(_clean(one.group(1)), "answer", full=full, context=context)
     several = _SEVERAL.match(final)
     if several and not _YES_NO_START.match(final):
         return Extraction(final, "several", tuple(_clean(c) for c in several.groups()), full=full)
     if _HEDGE.search(final):
         return Extraction(final, "unsure", full=full)
-    return Extraction(final, "answer", full=full)
+    return Extraction(final, "answer", full=full, context=context)
 
 
 def fold_lines(text: str) -> str:

@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any, Sequence
 
 from scoreqa.judge.base import Judge, JudgeItem, Verdict
-from scoreqa.judge.extraction import extract
+from scoreqa.judge import extraction  # module import: extraction reads rules.notations
 from scoreqa.judge.rules.base import Rule
 from scoreqa.judge.rules.durations import DurationRule
 from scoreqa.judge.rules.keys import KeyRule
@@ -61,7 +61,7 @@ class RuleJudge(Judge):
         self.rules = tuple(rules) if rules is not None else DEFAULT_RULES
 
     def verdict(self, question: str, reference: str, prediction: str) -> Verdict:
-        found = extract(prediction)
+        found = extraction.extract(prediction)
         if found.status == "unknown":
             return Verdict(key(reference) in {"unknown", ""}, "rules:unknown")
         if not found.text:
@@ -76,14 +76,14 @@ class RuleJudge(Judge):
                 return verdicts[0]
             return Verdict(False, f"{verdicts[0].decided_by}:several")   # a hedge between different values
         final = self.decide(question, reference, found.text)
-        if found.text == found.full:
-            return final
-        whole = self.decide(question, reference, found.full)
-        if isinstance(self.owner(question, reference), YesNoRule):
+        if isinstance(self.owner(question, reference), YesNoRule) and found.text != found.full:
             # a leading 'Yes'/'No' and a closing 'so …' clause must agree; either alone is enough
-            if final.correct is None or whole.correct is None or final.correct == whole.correct:
-                return final if final.correct is not None else whole
+            lead = self.decide(question, reference, found.context or found.full)
+            if final.correct is None or lead.correct is None or final.correct == lead.correct:
+                return final if final.correct is not None else lead
             return Verdict(None, UNDECIDED)
+        if found.context and final.correct is False and self.decide(question, reference, found.context).correct:
+            return Verdict(None, UNDECIDED)   # 'The key is G minor, so the relative major is B♭ major'
         return final
 
     def owner(self, question: str, reference: str) -> Rule | None:

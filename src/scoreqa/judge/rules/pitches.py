@@ -24,7 +24,8 @@ PITCH = re.compile(rf"(?<![\w♯♭♮#/])([A-Ga-g])(?:({_SYMBOL_ACC})?(\d)|({_W
 PITCH_CLASS = re.compile(rf"(?<![\w♯♭♮#/])([A-G])({_SYMBOL_ACC}|{_WORD_ACC})?(?![\w♯♭♮#/])|"
                          rf"(?<![\w♯♭♮#/])([a-g])(𝄪|𝄫|♯|♭|♮|#)(?![\w♯♭♮#/])")
 _RESIDUE = re.compile(r"(?<![\w'’])[A-G](?![\w'’])|(?<![\w])[a-g][♯♭♮#𝄪𝄫]")
-_ACC_FIRST = re.compile(r"(?<![\w])(sharp|flat|natural)\s+([A-G])(?![\w♯♭♮#])", re.IGNORECASE)
+_ACC_FIRST = re.compile(r"(?<![\w])(sharp|flat|natural)\s+(?:on\s+(?:the\s+)?(?:note\s+)?)?([A-G])(?=\d?(?![\w♯♭♮#]))",
+                        re.IGNORECASE)
 _MIDDLE_C = re.compile(r"\bmiddle\s+C\b", re.IGNORECASE)
 
 
