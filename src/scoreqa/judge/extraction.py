@@ -39,8 +39,8 @@ _UNKNOWN = re.compile(r"^(?:the\s+answer\s+is\s+)?(?:unknown|n/?a|none\s+given|n
                       r"insufficient)\s+information\b.*|(?:it\s+is\s+)?(?:impossible|not\s+possible)\s+to\s+"
                       r"(?:determine|tell|say|know)\b.*|cannot\s+be\s+determined\b.*|undetermined|unclear)$",
                       re.IGNORECASE)
-_UNKNOWN_ANYWHERE = re.compile(r"\b(?:cannot|can\s*not|can't|could\s+not|unable\s+to)\s+(?:be\s+)?"
-                               r"(?:determine|determined|identify|identified|tell|know)\b|\bnot\s+enough\s+"
+_UNKNOWN_ANYWHERE = re.compile(r"\b(?:cannot|can\s*not|can't|could\s+not|unable\s+to|not\s+able\s+to)\s+(?:be\s+)?"
+                               r"(?:determine|determined|identify|identified|tell|know|say)\b|\bnot\s+enough\s+"
                                r"information\b|\binsufficient\s+information\b", re.IGNORECASE)
 _ONE_CANDIDATE = re.compile(r"^(?:(?:it\s+is|it's|this\s+is|the\s+\w+(?:\s+\w+)?\s+is)\s+)?(?:most\s+likely|"
                             r"most\s+probably|probably|likely|presumably|i\s+(?:think|believe|would\s+say)"
@@ -55,6 +55,7 @@ _CORRECTION = re.compile(r"(?:\s*[-—–]+\s*|[,;.]\s+)(?:no[,!]|sorry[,!]?|wai
 _NOT_BUT = re.compile(r"^(?:it(?:'s|\s+is)\s+|this\s+is\s+|it\s+isn't\s+)?not\s+(?:in\s+)?(?:(?-i:an?|the)\s+)?(.+?)"
                       r"(?:,?\s+but\s+(?:rather\s+)?(?:in\s+)?|\s*[;:]\s*(?:it(?:'s|\s+is)\s+(?:in\s+)?)?)"
                       r"(?:(?-i:an?|the)\s+)?(.+)$", re.IGNORECASE)
+_Y_NOT_X = re.compile(r"^(.+?),\s+(?:and\s+)?not\s+(?:(?-i:an?|the)\s+)?[^,;]+$", re.IGNORECASE)
 _YES_NO_START = re.compile(r"^\W*(?:yes|no)\b", re.IGNORECASE)
 
 
@@ -90,7 +91,9 @@ def _bold(text: str) -> str | None:
 
 
 def _corrected(text: str) -> str:
-    """What a self-correction leaves standing: the part after 'not X but', '— no,', 'actually'."""
+    """What a self-correction leaves standing: the part after 'not X but', '— no,', 'actually'; Y of 'Y, not X'."""
+    if not _YES_NO_START.match(text) and (kept := _Y_NOT_X.match(text)) and _short(kept.group(1)):
+        return kept.group(1)
     match = _NOT_BUT.match(re.sub(r"^it\s+isn't\s+", "it is not ", text, flags=re.IGNORECASE))
     if match:
         return match.group(2)
@@ -98,6 +101,11 @@ def _corrected(text: str) -> str:
     if len(parts) > 1 and _clean(parts[-1]) and not _YES_NO_START.match(text):
         return parts[-1]
     return text
+
+
+def _short(text: str) -> bool:
+    """One short clause: 'X or Y' there is a hedge between answers, not an 'or' inside reasoning."""
+    return len(text.split()) <= 10 and not re.search(r"[.;:]\s", text)
 
 
 def extract(prediction: str) -> Extraction:
@@ -116,13 +124,15 @@ def extract(prediction: str) -> Extraction:
     elif final == _clean(text) and len(lines) > 1 and len(lines[0].split()) > 6 >= len(lines[-1].split()):
         final = lines[-1]              # reasoning first, a short answer line last
     final = _clean(_corrected(final))
-    if _UNKNOWN.match(final) or (_UNKNOWN_ANYWHERE.search(final) and not _HEDGE.search(final)):
+    last_sentence = re.split(r"(?<=[.!])\s+", full)[-1].strip(" .!").lower()
+    if (_UNKNOWN.match(final) or last_sentence in {"unknown", "answer: unknown"}
+            or (_UNKNOWN_ANYWHERE.search(final) and not _HEDGE.search(final))):
         return Extraction(final, "unknown", full=full)
     one = _ONE_CANDIDATE.match(final)
     if one and not _SEVERAL.match(one.group(1)):
         return Extraction(_clean(one.group(1)), "answer", full=full, context=context)
     several = _SEVERAL.match(final)
-    if several and not _YES_NO_START.match(final):
+    if several and not _YES_NO_START.match(final) and _short(final):
         return Extraction(final, "several", tuple(_clean(c) for c in several.groups()), full=full)
     if _HEDGE.search(final):
         return Extraction(final, "unsure", full=full)

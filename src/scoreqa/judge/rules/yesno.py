@@ -37,7 +37,7 @@ class YesNo:
 
 _STOP = {"a", "an", "the", "any", "there", "is", "are", "was", "were", "it", "this", "does", "do", "did", "has",
          "have", "not", "no", "n't", "in", "of", "on", "at", "to", "be", "been", "that", "one", "present", "here",
-         "piece", "music", "score", "measure", "bar", "these", "those", "passage", "section", "any", "at", "all"}
+         "piece", "music", "score", "measure", "bar", "and", "these", "those", "passage", "section", "any", "at", "all"}
 
 
 _GENERIC = {"start", "begin", "with", "contain", "have", "use", "appear", "occur", "feature", "include", "show",
@@ -58,6 +58,12 @@ def negates_the_question(clause: str, question: str) -> bool:
     return bool(words & _words(question)) and words <= _words(question) | _GENERIC
 
 
+def asks_about(phrase: str, question: str) -> bool:
+    """Every content word of an affirmed 'there is …' phrase (numbers aside) is in the question."""
+    words = {w for w in _words(phrase) if not w.isdigit()}
+    return bool(question) and bool(words & _words(question)) and words <= _words(question) | _GENERIC
+
+
 def polarity(prediction: str, question: str = "") -> bool | None:
     """True for yes, False for no, None when the start of the answer is not a plain yes or no."""
     sentence = first_sentence(fold(prediction)).strip()
@@ -70,6 +76,10 @@ def polarity(prediction: str, question: str = "") -> bool | None:
     starts_yes = re.match(rf"^(?:{_YES})\b", clause)
     starts_no = re.match(rf"^(?:{_NO})\b", clause) or (_NEGATIVE_CLAUSE.match(clause)
                                                         and negates_the_question(clause, question))
+    affirms = re.match(r"^there\s+(?:is|are|was|were)\s+(?!no\b|not\b|n't\b)(.+)$", clause)
+    if affirms and not starts_no and not words & {"no", "not", "none", "never"} and \
+            asks_about(affirms.group(1), question):
+        return True                    # 'There are repeat signs at measures 8 and 16' to 'Is there a repeat sign?'
     if starts_yes and not starts_no and not words & {"no", "not", "none", "never"}:
         return True
     if starts_no and not starts_yes and "yes" not in words:
