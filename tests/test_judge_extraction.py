@@ -76,3 +76,12 @@ def test_notations_become_the_english_forms_the_rules_read(text: str, english: s
 ])
 def test_rule_verdicts_after_extraction(question: str, reference: str, prediction: str, expected: bool | None) -> None:
     assert RuleJudge().verdict(question, reference, prediction).correct is expected
+
+
+def test_vocabulary_terms_match_whole_tokens_not_parts_of_compounds() -> None:
+    from scoreqa.judge.rules.vocabularies import CLEF, REGISTER, VOICE_PART
+
+    assert VOICE_PART.vocabulary.parse("mezzo-soprano").concepts == frozenset()
+    assert VOICE_PART.vocabulary.parse("soprano voice").concepts == {"upper"}
+    assert CLEF.vocabulary.parse("bass-baritone").concepts == frozenset()
+    assert REGISTER.vocabulary.parse("upper-middle register").concepts == {"high", "middle"}

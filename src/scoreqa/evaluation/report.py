@@ -71,6 +71,6 @@ def summary_table(metrics: dict[str, Any]) -> str:
         lines.append(row)
     lines.append(f"questions {metrics['n_questions']} (judged {metrics['n_judged']}, no reference "
                  f"{metrics['n_unreferenced']}), scores {metrics['n_scores']}, parse failures "
-                 f"{metrics['n_parse_failures']}, undecided {metrics['n_undecided']}, new generations "
+                 f"{metrics['n_parse_failures']}, undecided {metrics['n_undecided']} (counted as wrong), new generations "
                  f"{metrics['n_new_generations']}, run key {metrics['run_key']}")
     return "\n".join(lines)
