@@ -28,7 +28,8 @@ Status = Literal["answer", "unknown", "several", "unsure"]
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
 _MARKDOWN = re.compile(r"\*\*|__|`+|^#+\s*|^\s*(?:[-*•]|\d+\.)\s+|^>\s*", re.MULTILINE)
-_FINAL = re.compile(r"(?:\b(?:the\s+)?(?:final\s+|short\s+|correct\s+)?answer\s*(?:is|would\s+be|:)|"
+_FINAL = re.compile(r"(?:\b(?:the\s+)?(?:final\s+|short\s+|correct\s+)?answer(?:\s+to\s+(?:this|the)\s+question)?"
+                    r"\s*(?:is|would\s+be|:)|"
                     r"\b(?:therefore|thus|hence|in\s+conclusion|in\s+summary|to\s+sum\s+up)\b[,:]?|"
                     r"(?:^|(?<=[.!;:,]\s))so\b,?(?=\s+(?:it|its|it's|the|this|there|yes|no)\b))"
                     r"\s*[:,]?\s*", re.IGNORECASE | re.MULTILINE)
@@ -83,6 +84,25 @@ def _final_clause(text: str) -> tuple[str, str]:
     return re.split(r"(?<=[.!])\s+(?=[A-Z])|\n", tail, maxsplit=1)[0], text[:matches[-1].start()]
 
 
+_SUBJECT = re.compile(r"\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(.+?)\s*(?:\?|$|\s+(?:in|of|between|at)\s+"
+                      r"(?:measures?|bars?|the\s+piece)\b)", re.IGNORECASE)
+
+
+def _echoed(text: str, question: str) -> tuple[str, str] | None:
+    """'The initial time signature … is 12/8. <more>' to 'What is the initial time signature?': the value stated
+    in the first sentence that names the question's subject, and the rest of the text."""
+    subject = _SUBJECT.search(question)
+    if not subject:
+        return None
+    words = r"\s+".join(map(re.escape, subject.group(1).split()))
+    sentences = re.split(r"(?<=[.!])\s+|\n+", text.strip(), maxsplit=1)
+    match = re.search(rf"\b{words}\b[^.;:!?]{{0,80}}?\b(?:is|are|was|were)\s+(?:(?-i:an?|the)\s+)?([^;]+)$",
+                      sentences[0].strip(" ."), re.IGNORECASE)
+    if not match:
+        return None
+    return match.group(1), sentences[1] if len(sentences) > 1 else ""
+
+
 def _bold(text: str) -> str | None:
     """The one bolded span that is an answer (not a label such as '**Key:**'), if exactly one."""
     spans = [a or b for a, b in _BOLD.findall(text)]
@@ -108,8 +128,11 @@ def _short(text: str) -> bool:
     return len(text.split()) <= 10 and not re.search(r"[.;:]\s", text)
 
 
-def extract(prediction: str) -> Extraction:
-    """The final answer of a prediction, and whether it is one answer, unknown, several candidates or unsure."""
+def extract(prediction: str, question: str = "") -> Extraction:
+    """The final answer of a prediction, and whether it is one answer, unknown, several candidates or unsure.
+
+    With the question, an answer that opens by restating its subject ('The initial key … is X.') is read from
+    that first sentence; the rest of the text becomes ``context``, which must not state the reference."""
     raw = to_english(strip_thinking(fold_lines(prediction)))
     bold = _bold(raw)
     text = _MARKDOWN.sub("", raw)
@@ -123,6 +146,8 @@ def extract(prediction: str) -> Extraction:
         final = _clean(bold)
     elif final == _clean(text) and len(lines) > 1 and len(lines[0].split()) > 6 >= len(lines[-1].split()):
         final = lines[-1]              # reasoning first, a short answer line last
+    elif final == _clean(text) and question and (echo := _echoed(text, question)):
+        final, context = _clean(echo[0]), _clean(echo[1].replace("\n", " "))
     final = _clean(_corrected(final))
     last_sentence = re.split(r"(?<=[.!])\s+", full)[-1].strip(" .!").lower()
     if (_UNKNOWN.match(final) or last_sentence in {"unknown", "answer: unknown"}

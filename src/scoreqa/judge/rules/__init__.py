@@ -11,6 +11,7 @@ owns the item, and its name goes into ``decided_by`` ("rules:key"). What it cann
 from __future__ import annotations
 
 import hashlib
+import re
 from importlib import resources
 from typing import Any, Sequence
 
@@ -61,7 +62,7 @@ class RuleJudge(Judge):
         self.rules = tuple(rules) if rules is not None else DEFAULT_RULES
 
     def verdict(self, question: str, reference: str, prediction: str) -> Verdict:
-        found = extraction.extract(prediction)
+        found = extraction.extract(prediction, question)
         if found.status == "unknown":
             return Verdict(key(reference) in {"unknown", ""}, "rules:unknown")
         if not found.text:
@@ -82,9 +83,14 @@ class RuleJudge(Judge):
             if final.correct is None or lead.correct is None or final.correct == lead.correct:
                 return final if final.correct is not None else lead
             return Verdict(None, UNDECIDED)
-        if found.context and final.correct is False and self.decide(question, reference, found.context).correct:
+        if found.context and final.correct is False and self._states_reference(question, reference, found.context):
             return Verdict(None, UNDECIDED)   # 'The key is G minor, so the relative major is B♭ major'
         return final
+
+    def _states_reference(self, question: str, reference: str, context: str) -> bool:
+        """Whether the context, or any sentence of it, reads as the reference answer."""
+        sentences = [context, *re.split(r"(?<=[.!;])\s+", context)]
+        return any(self.decide(question, reference, sentence).correct for sentence in sentences if sentence.strip())
 
     def owner(self, question: str, reference: str) -> Rule | None:
         return next((rule for rule in self.rules if rule.claim(question, reference) is not None), None)
