@@ -84,7 +84,7 @@ def _final_clause(text: str) -> tuple[str, str]:
     return re.split(r"(?<=[.!])\s+(?=[A-Z])|\n", tail, maxsplit=1)[0], text[:matches[-1].start()]
 
 
-_SUBJECT = re.compile(r"\bwhat\s+(?:is|are|was|were)\s+(?:the\s+)?(.+?)\s*(?:\?|$|\s+(?:in|of|between|at)\s+"
+_SUBJECT = re.compile(r"\b(?:what|who)\s+(?:is|are|was|were)\s+(?:the\s+)?(.+?)\s*(?:\?|$|\s+(?:in|of|between|at)\s+"
                       r"(?:measures?|bars?|the\s+piece)\b)", re.IGNORECASE)
 
 
@@ -95,8 +95,9 @@ def _echoed(text: str, question: str) -> tuple[str, str] | None:
     if not subject:
         return None
     words = r"\s+".join(map(re.escape, subject.group(1).split()))
-    sentences = re.split(r"(?<=[.!])\s+|\n+", text.strip(), maxsplit=1)
-    match = re.search(rf"\b{words}\b[^.;:!?]{{0,80}}?\b(?:is|are|was|were)\s+(?:(?-i:an?|the)\s+)?([^;]+)$",
+    sentences = re.split(r"(?<=[.!])\s+(?=[A-Z\"])|\n+", text.strip(), maxsplit=1)   # not after 'Op. 54'
+
+    match = re.search(rf"\b{words}\b(?:[^.;:!?]|\.(?=\s*\d)){{0,80}}?\b(?:is|are|was|were)\s+(?:known\s+as\s+|called\s+)?(?:(?-i:an?|the)\s+)?([^;]+)$",
                       sentences[0].strip(" ."), re.IGNORECASE)
     if not match:
         return None
