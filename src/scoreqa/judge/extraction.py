@@ -33,16 +33,15 @@ _FINAL = re.compile(r"(?:\b(?:the\s+)?(?:final\s+|short\s+|correct\s+)?answer(?:
                     r"\b(?:therefore|thus|hence|in\s+conclusion|in\s+summary|to\s+sum\s+up)\b[,:]?|"
                     r"(?:^|(?<=[.!;:,]\s))so\b,?(?=\s+(?:it|its|it's|the|this|there|yes|no)\b))"
                     r"\s*[:,]?\s*", re.IGNORECASE | re.MULTILINE)
-_UNKNOWN = re.compile(r"^(?:the\s+answer\s+is\s+)?(?:unknown|n/?a|none\s+given|not\s+(?:known|determinable|"
+_UNKNOWN = re.compile(r"^(?:(?:without|from|based\s+on|given|with\s+only|since|as)\b[^,.]{0,50},\s*)?"
+                      r"(?:the\s+answer\s+is\s+)?(?:unknown|n/?a|none\s+given|not\s+(?:known|determinable|"
                       r"specified|provided|available|given)|i\s+(?:do\s+not|don't|cannot|can't)\s+(?:know|tell|say|"
-                      r"determine)\b.*|(?:it|this|that|the\s+\w+(?:\s+\w+)?)\s+(?:cannot|can\s*not|can't|could\s+not)"
+                      r"determine|see)\b.*|i'?m\s+not\s+able\s+to\b.*|(?:it|this|that|the\s+\w+(?:\s+\w+)?)\s+"
+                      r"(?:cannot|can\s*not|can't|could\s+not)"
                       r"\s+be\s+(?:determined|identified|known|told)\b.*|(?:there\s+is\s+)?(?:not\s+enough|"
                       r"insufficient)\s+information\b.*|(?:it\s+is\s+)?(?:impossible|not\s+possible)\s+to\s+"
                       r"(?:determine|tell|say|know)\b.*|cannot\s+be\s+determined\b.*|undetermined|unclear)$",
                       re.IGNORECASE)
-_UNKNOWN_ANYWHERE = re.compile(r"\b(?:cannot|can\s*not|can't|could\s+not|unable\s+to|not\s+able\s+to)\s+(?:be\s+)?"
-                               r"(?:determine|determined|identify|identified|tell|know|say)\b|\bnot\s+enough\s+"
-                               r"information\b|\binsufficient\s+information\b", re.IGNORECASE)
 _ONE_CANDIDATE = re.compile(r"^(?:(?:it\s+is|it's|this\s+is|the\s+\w+(?:\s+\w+)?\s+is)\s+)?(?:most\s+likely|"
                             r"most\s+probably|probably|likely|presumably|i\s+(?:think|believe|would\s+say)"
                             r"(?:\s+(?:it\s+is|it's|that))?)\s*:?\s+(.+)$", re.IGNORECASE)
@@ -151,8 +150,7 @@ def extract(prediction: str, question: str = "") -> Extraction:
         final, context = _clean(echo[0]), _clean(echo[1].replace("\n", " "))
     final = _clean(_corrected(final))
     last_sentence = re.split(r"(?<=[.!])\s+", full)[-1].strip(" .!").lower()
-    if (_UNKNOWN.match(final) or last_sentence in {"unknown", "answer: unknown"}
-            or (_UNKNOWN_ANYWHERE.search(final) and not _HEDGE.search(final))):
+    if _UNKNOWN.match(final) or last_sentence in {"unknown", "answer: unknown"}:
         return Extraction(final, "unknown", full=full)
     one = _ONE_CANDIDATE.match(final)
     if one and not _SEVERAL.match(one.group(1)):
