@@ -50,7 +50,8 @@ def test_several_candidates_and_the_reasoning_before_a_conclusion_are_kept() -> 
     ("G大调", "G major"), ("降B大调", "B♭ major"), ("升f小调", "F♯ minor"), ("四三拍", "3/4 time"),
     ("八六拍", "6/8 time"), ("6/8拍", "6/8 time"), ("奏鸣曲式", "sonata form"), ("低音谱号", "bass clef"),
     ("c'", "C4"), ("c''", "C5"), ("fis'", "F♯4"), ("es''", "E♭5"), ("h'", "B4"), ("c′", "C4"),
-    ("b'", "b'"), ("It's in G minor", "It's in G minor"),
+    ("b'", "b'"), ("It's in G minor", "It's in G minor"), ("V six-five", "V65"),
+    ("I six-four – V seven – I", "I64 – V7 – I"), ("I saw six bars", "I saw six bars"),
 ])
 def test_notations_become_the_english_forms_the_rules_read(text: str, english: str) -> None:
     assert to_english(text) == english

@@ -6,6 +6,7 @@ forms the rules read.
   reading is certain.
 - Chinese: 大调/小调 keys with 升/降, meters read denominator first ("四三拍" = 3/4; "4/4拍"), and form and
   texture terms.
+- Roman-numeral figures in words: "V six-five" = V65, "I six-four" = I64, "V seven" = V7.
 - Helmholtz pitches with primes (c′ = C4, c″ = C5, fis′ = F♯4, h′ = B4). German "c1" for C4 is too easily
   a measure or a figure and is left alone; a primed "b" is B in English and B♭ in German: left unread.
   "Middle C" (= C4) is read by :mod:`scoreqa.judge.rules.pitches`.
@@ -34,6 +35,13 @@ CHINESE_TERMS = {
     "次中音谱号": "tenor clef", "钢琴": "piano", "小提琴": "violin", "大提琴": "cello", "中提琴": "viola",
     "长笛": "flute",
 }
+
+# Roman-numeral figures written in words ('V six-five' = V65, 'I six-four' = I64); slashed and super/subscript
+# figures (V6/5, V⁶₅) are read by scoreqa.judge.rules.roman after NFKC folding.
+FIGURE_WORDS = {"six-four": "64", "six four": "64", "six-five": "65", "six five": "65", "four-three": "43",
+                "four three": "43", "four-two": "42", "four two": "42", "seven": "7", "six": "6"}
+ROMAN_FIGURE = re.compile(rf"(?<![\w])(VII|VI|IV|V|III|II|I|vii|vi|iv|v|iii|ii|i)([°ø+]?)\s+"
+                          rf"({'|'.join(sorted(FIGURE_WORDS, key=len, reverse=True))})(?![\w-])")
 
 HELMHOLTZ = re.compile(r"(?<![\w♯♭'′])([a-h])(isis|is|eses|es|s)?('{1,4}|′{1,4}|″|‴)(?![\w'′])")
 _PRIMES = {"'": 1, "′": 1, "″": 2, "‴": 3}
@@ -80,4 +88,5 @@ def to_english(text: str) -> str:
     for term in sorted(CHINESE_TERMS, key=len, reverse=True):
         text = text.replace(term, f" {CHINESE_TERMS[term]} ")
     text = HELMHOLTZ.sub(_helmholtz, text)
+    text = ROMAN_FIGURE.sub(lambda m: m.group(1) + m.group(2) + FIGURE_WORDS[m.group(3).lower()], text)
     return re.sub(r"[ \t]+", " ", text).strip(" \t")
