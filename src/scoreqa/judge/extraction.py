@@ -89,18 +89,22 @@ _SUBJECT = re.compile(r"\b(?:what|who)\s+(?:is|are|was|were)\s+(?:the\s+)?(.+?)\
 
 def _echoed(text: str, question: str) -> tuple[str, str] | None:
     """'The initial time signature … is 12/8. <more>' to 'What is the initial time signature?': the value stated
-    in the first sentence that names the question's subject, and the rest of the text."""
+    in the first or second sentence when it names the question's subject, and the text after that sentence."""
     subject = _SUBJECT.search(question)
     if not subject:
         return None
-    words = r"\s+".join(map(re.escape, subject.group(1).split()))
-    sentences = re.split(r"(?<=[.!])\s+(?=[A-Z\"])|\n+", text.strip(), maxsplit=1)   # not after 'Op. 54'
-
-    match = re.search(rf"\b{words}\b(?:[^.;:!?]|\.(?=\s*\d)){{0,80}}?\b(?:is|are|was|were)\s+(?:known\s+as\s+|called\s+)?(?:(?-i:an?|the)\s+)?([^;]+)$",
-                      sentences[0].strip(" ."), re.IGNORECASE)
-    if not match:
-        return None
-    return match.group(1), sentences[1] if len(sentences) > 1 else ""
+    # 'initial' / 'opening' may be left out: 'the time signature is 2/8' restates 'the initial time signature'
+    *head, last = subject.group(1).split()
+    words = "".join(rf"(?:{re.escape(w)}\s+)?" if w.lower() in {"initial", "opening"} else rf"{re.escape(w)}\s+"
+                    for w in head) + re.escape(last)
+    sentences = re.split(r"(?<=[.!])\s+(?=[A-Z\"])|\n+", text.strip(), maxsplit=2)   # not after 'Op. 54'
+    for i, sentence in enumerate(sentences[:2]):
+        match = re.search(rf"\b{words}\b(?:[^.;:!?]|\.(?=\s*\d)){{0,80}}?\b(?:is|are|was|were)\s+"
+                          rf"(?:known\s+as\s+|called\s+)?(?:(?-i:an?|the)\s+)?([^;]+)$", sentence.strip(" ."),
+                          re.IGNORECASE)
+        if match:
+            return match.group(1), " ".join(sentences[i + 1:])
+    return None
 
 
 def _bold(text: str) -> str | None:
