@@ -86,3 +86,25 @@ def test_vocabulary_terms_match_whole_tokens_not_parts_of_compounds() -> None:
     assert VOICE_PART.vocabulary.parse("soprano voice").concepts == {"upper"}
     assert CLEF.vocabulary.parse("bass-baritone").concepts == frozenset()
     assert REGISTER.vocabulary.parse("upper-middle register").concepts == {"high", "middle"}
+
+
+@pytest.mark.parametrize("question, prediction, text, context", [
+    ("What is the initial time signature?", "The initial time signature in this piece of music is 12/8. The time "
+     "signature is 12, which is a 24-note rhythm.", "12/8", "The time signature is 12, which is a 24-note rhythm"),
+    ("What is the initial time signature?", "Nocturne Op. 27, No. 2\nIn this piece, the time signature is 2/8.",
+     "2/8", ""),
+    ("Who is the composer?", 'The composer of the piece "Lyric Pieces Op. 54 No. 4" is known as Johann Sebastian '
+     "Bach.", "Johann Sebastian Bach", ""),
+    ("What is the initial key?", "The piece is lovely and calm.", "The piece is lovely and calm", ""),
+])
+def test_an_answer_restating_the_questions_subject_is_read_from_that_sentence(question: str, prediction: str,
+                                                                              text: str, context: str) -> None:
+    found = extract(prediction, question)
+    assert (found.text, found.context) == (text, context)
+
+
+def test_an_echoed_wrong_value_is_not_judged_wrong_when_the_rest_states_the_reference() -> None:
+    question = "What is the initial key?"
+    judge = RuleJudge()
+    assert judge.verdict(question, "G minor", "The initial key is B♭ major. It begins in G minor.").correct is None
+    assert judge.verdict(question, "G minor", "The initial key is B♭ major. It is bright.").correct is False
