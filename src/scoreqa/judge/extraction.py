@@ -102,8 +102,9 @@ def _echoed(text: str, question: str) -> tuple[str, str] | None:
         match = re.search(rf"\b{words}\b(?:[^.;:!?]|\.(?=\s*\d)){{0,80}}?\b(?:is|are|was|were)\s+"
                           rf"(?:known\s+as\s+|called\s+)?(?:(?-i:an?|the)\s+)?([^;]+)$", sentence.strip(" ."),
                           re.IGNORECASE)
-        if match:
-            return match.group(1), " ".join(sentences[i + 1:])
+        if match:       # the value, without a trailing ', which …' / ', also …' clause
+            value = re.split(r",\s+(?:which|also|and|but|as|where|with|while)\b", match.group(1), maxsplit=1)[0]
+            return value, " ".join(sentences[i + 1:])
     return None
 
 
