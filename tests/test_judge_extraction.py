@@ -74,6 +74,9 @@ def test_notations_become_the_english_forms_the_rules_read(text: str, english: s
     ("In measure 8, does the piece begin on the tonic chord of the original key?", "No",
      "The piece does not begin on the tonic chord.", True),
     ("In measures 1–172, is there a repeat sign?", "No", "Yes, there is one. So the answer is no.", None),
+    ("In measure 3, what is the highest pitch?", "F♯6", "The highest pitch is the C, which is 440 Hz.", False),
+    ("In measure 3, what is the highest pitch?", "F♯6", "F#", None),
+    ("In measure 6, are there accidentals, and what are they?", "Yes, F#", "Yes, on F.", None),
 ])
 def test_rule_verdicts_after_extraction(question: str, reference: str, prediction: str, expected: bool | None) -> None:
     assert RuleJudge().verdict(question, reference, prediction).correct is expected

@@ -137,7 +137,19 @@ class PitchRule(Rule):
     def decide(self, parsed: list[Pitch], prediction: str, question: str) -> bool | None:
         if hedged(prediction) or negated(prediction):
             return None
+        lone = _lone_letter(prediction)
+        if lone:        # 'the C' for the highest pitch; not after 'Yes,' where 'F' may name the altered note
+            return compare_pitches(parsed, lone)
         return decide_pitches(parsed, prediction)
+
+
+def _lone_letter(text: str) -> list[Pitch]:
+    """A whole answer that is one note letter ('the C', 'B♭'): a pitch class, though bare letters in prose are not."""
+    match = re.fullmatch(rf"(?:the\s+)?(?:note\s+)?([A-G])({_SYMBOL_ACC}|{_WORD_ACC})?", fold(text).strip(" ."),
+                         re.IGNORECASE)
+    if match is None or not match.group(1).isupper():
+        return []
+    return [Pitch(match.group(1), _accidental(match.group(2)), None)]
 
 
 def decide_pitches(reference: list[Pitch], prediction: str) -> bool | None:
