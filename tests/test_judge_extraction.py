@@ -52,6 +52,9 @@ def test_several_candidates_and_the_reasoning_before_a_conclusion_are_kept() -> 
     ("c'", "C4"), ("c''", "C5"), ("fis'", "F♯4"), ("es''", "E♭5"), ("h'", "B4"), ("c′", "C4"),
     ("b'", "b'"), ("It's in G minor", "It's in G minor"), ("V six-five", "V65"),
     ("I six-four – V seven – I", "I64 – V7 – I"), ("I saw six bars", "I saw six bars"),
+    ("sol mineur", "G minor"), ("Si bemolle maggiore", "B♭ major"), ("Mi bémol majeur", "E♭ major"),
+    ("la menor", "A minor"), ("соль минор", "G minor"), ("ト短調", "G minor"), ("変ロ長調", "B♭ major"),
+    ("the la is fine", "the la is fine"),
 ])
 def test_notations_become_the_english_forms_the_rules_read(text: str, english: str) -> None:
     assert to_english(text) == english

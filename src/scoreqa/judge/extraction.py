@@ -34,7 +34,7 @@ _FINAL = re.compile(r"(?:\b(?:the\s+)?(?:final\s+|short\s+|correct\s+)?answer(?:
                     r"(?:^|(?<=[.!;:,]\s))so\b,?(?=\s+(?:it|its|it's|the|this|there|yes|no)\b))"
                     r"\s*[:,]?\s*", re.IGNORECASE | re.MULTILINE)
 _UNKNOWN = re.compile(r"^(?:(?:without|from|based\s+on|given|with\s+only|since|as)\b[^,.]{0,50},\s*)?"
-                      r"(?:the\s+answer\s+is\s+)?(?:unknown|n/?a|none\s+given|not\s+(?:known|determinable|"
+                      r"(?:the\s+answer\s+is\s+)?(?:unknown|not\s+(?:known|determinable|"
                       r"specified|provided|available|given)|i\s+(?:do\s+not|don't|cannot|can't)\s+(?:know|tell|say|"
                       r"determine|see)\b.*|i'?m\s+not\s+able\s+to\b.*|(?:it|this|that|the\s+\w+(?:\s+\w+)?)\s+"
                       r"(?:cannot|can\s*not|can't|could\s+not)"

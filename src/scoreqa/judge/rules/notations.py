@@ -4,6 +4,8 @@ forms the rules read.
 - German keys: a letter with -is (sharp) / -es, -s (flat) and Dur/Moll; **H is B natural and B is B flat**
   (so "B-Dur" is B♭ major and "h-Moll" is B minor). Only rewritten next to Dur/Moll, where the German
   reading is certain.
+- Fixed-do key names with a mode word (sol mineur, si bemolle maggiore, la menor, соль минор) and Japanese
+  iroha keys (ト短調 = G minor, 変ロ長調 = B♭ major).
 - Chinese: 大调/小调 keys with 升/降, meters read denominator first ("四三拍" = 3/4; "4/4拍"), and form and
   texture terms.
 - Roman-numeral figures in words: "V six-five" = V65, "I six-four" = I64, "V seven" = V7.
@@ -42,6 +44,19 @@ FIGURE_WORDS = {"six-four": "64", "six four": "64", "six-five": "65", "six five"
                 "four three": "43", "four-two": "42", "four two": "42", "seven": "7", "six": "6"}
 ROMAN_FIGURE = re.compile(rf"(?<![\w])(VII|VI|IV|V|III|II|I|vii|vi|iv|v|iii|ii|i)([°ø+]?)\s+"
                           rf"({'|'.join(sorted(FIGURE_WORDS, key=len, reverse=True))})(?![\w-])")
+
+# Fixed-do key names (French, Italian, Spanish, Russian) and Japanese iroha key names: rewritten only together
+# with a mode word, where the reading is certain ('sol mineur', 'Si bemolle maggiore', 'ト短調').
+_SOLFEGE = {"do": "C", "ut": "C", "re": "D", "ré": "D", "mi": "E", "fa": "F", "sol": "G", "la": "A", "si": "B",
+            "до": "C", "ре": "D", "ми": "E", "фа": "F", "соль": "G", "ля": "A", "си": "B"}
+_SOLFEGE_ACC = {"dièse": "♯", "diese": "♯", "diesis": "♯", "sostenido": "♯", "диез": "♯",
+                "bémol": "♭", "bemol": "♭", "bemolle": "♭", "бемоль": "♭"}
+_SOLFEGE_MODE = {"majeur": "major", "maggiore": "major", "mayor": "major", "мажор": "major",
+                 "mineur": "minor", "minore": "minor", "menor": "minor", "минор": "minor"}
+SOLFEGE_KEY = re.compile(rf"(?<![\w])({'|'.join(_SOLFEGE)})(?:\s+({'|'.join(_SOLFEGE_ACC)}))?\s+"
+                         rf"({'|'.join(_SOLFEGE_MODE)})(?![\w])", re.IGNORECASE)
+_IROHA = {"ハ": "C", "ニ": "D", "ホ": "E", "ヘ": "F", "ト": "G", "イ": "A", "ロ": "B"}
+JAPANESE_KEY = re.compile(r"([嬰変])?([ハニホヘトイロ])(長調|短調)")
 
 HELMHOLTZ = re.compile(r"(?<![\w♯♭'′])([a-h])(isis|is|eses|es|s)?('{1,4}|′{1,4}|″|‴)(?![\w'′])")
 _PRIMES = {"'": 1, "′": 1, "″": 2, "‴": 3}
@@ -82,6 +97,10 @@ def _helmholtz(match: re.Match) -> str:
 def to_english(text: str) -> str:
     """The text with German/Chinese key names, Chinese meters and terms, and Helmholtz pitches in English form."""
     text = GERMAN_KEY.sub(_german_key, text)
+    text = SOLFEGE_KEY.sub(lambda m: f"{_SOLFEGE[m.group(1).lower()]}{_SOLFEGE_ACC.get((m.group(2) or '').lower(), '')} "
+                                     f"{_SOLFEGE_MODE[m.group(3).lower()]}", text)
+    text = JAPANESE_KEY.sub(lambda m: f" {_IROHA[m.group(2)]}{ {'嬰': '♯', '変': '♭'}.get(m.group(1) or '', '')} "
+                                      f"{'major' if m.group(3) == '長調' else 'minor'} ", text)
     text = CHINESE_KEY.sub(_chinese_key, text)
     text = CHINESE_METER_DIGITS.sub(lambda m: f" {m.group(1)}/{m.group(2)} time ", text)
     text = CHINESE_METER.sub(lambda m: f" {_CHINESE_DIGITS[m.group(2)]}/{_CHINESE_DIGITS[m.group(1)]} time ", text)
