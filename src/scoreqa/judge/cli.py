@@ -4,8 +4,9 @@ The default judge is ``rules`` (no model, no key). Input rows need ``question``,
 as strings (an ``id`` is optional; a null or non-string field is an error naming file:line); output rows are
 the same plus ``verdict`` (1, 0 or null), ``decided_by``, the judge key and, from an ensemble, each
 judge's vote. Rows are appended batch by batch, so a killed run loses at most one batch, and a rerun
-skips every pair already judged by the same judge (except failed judge calls, which are asked again). ``--human-labels`` (rows with ``label`` and the
-same ``id`` or texts) adds agreement statistics, written beside the output as ``*.agreement.json``.
+skips every pair already judged by the same judge (except failed judge calls, which are asked again).
+``--human-labels`` (rows with ``label`` and the same ``id`` or texts) adds agreement statistics, written
+beside the output as ``*.agreement.json``.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Reasoning models (GPT-5, Gemini 2.5 Pro) cannot answer in one output token: they get a completion budget
 (``budget=True``, the budget is the chat model's ``max_tokens`` and sits in the cache key) and the first
-standalone 0 or 1 of the visible answer is the verdict. Without a budget, anything but a bare "1" or "0" — an explanation, an empty reply, an HTTP error the client's retries
-could not get past, a timeout — is a judge failure: the call is repeated up to ``attempts`` times, then
+standalone 0 or 1 of the visible answer is the verdict. Without a budget, anything but a bare "1" or "0" —
+an explanation, an empty reply, an HTTP error the client's retries could not get past, a timeout — (with a
+budget: a reply without a 0 or 1) is a judge failure: the call is repeated up to ``attempts`` times, then
 the item is recorded as undecided (``llm:<name>:failed``) with the reason kept in :attr:`failures`.
 A verdict is never guessed from a malformed reply.
 

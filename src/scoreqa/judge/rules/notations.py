@@ -77,6 +77,16 @@ def _german_key(match: re.Match) -> str:
     return f"{name} {'major' if mode == 'dur' else 'minor'}"
 
 
+def _solfege_key(match: re.Match) -> str:
+    syllable, accidental, mode = match.group(1).lower(), (match.group(2) or "").lower(), match.group(3).lower()
+    return f"{_SOLFEGE[syllable]}{_SOLFEGE_ACC.get(accidental, '')} {_SOLFEGE_MODE[mode]}"
+
+
+def _japanese_key(match: re.Match) -> str:
+    sign = {"嬰": "♯", "変": "♭"}.get(match.group(1) or "", "")
+    return f" {_IROHA[match.group(2)]}{sign} {'major' if match.group(3) == '長調' else 'minor'} "
+
+
 def _chinese_key(match: re.Match) -> str:
     prefix, letter, accidental, mode = match.groups()
     sign = {"升": "♯", "降": "♭"}.get(prefix or "", "") or {"#": "♯", "b": "♭"}.get(accidental or "", accidental or "")
@@ -95,12 +105,11 @@ def _helmholtz(match: re.Match) -> str:
 
 
 def to_english(text: str) -> str:
-    """The text with German/Chinese key names, Chinese meters and terms, and Helmholtz pitches in English form."""
+    """The text with foreign key names, Chinese meters and terms, figures in words and Helmholtz pitches in
+    English form."""
     text = GERMAN_KEY.sub(_german_key, text)
-    text = SOLFEGE_KEY.sub(lambda m: f"{_SOLFEGE[m.group(1).lower()]}{_SOLFEGE_ACC.get((m.group(2) or '').lower(), '')} "
-                                     f"{_SOLFEGE_MODE[m.group(3).lower()]}", text)
-    text = JAPANESE_KEY.sub(lambda m: f" {_IROHA[m.group(2)]}{ {'嬰': '♯', '変': '♭'}.get(m.group(1) or '', '')} "
-                                      f"{'major' if m.group(3) == '長調' else 'minor'} ", text)
+    text = SOLFEGE_KEY.sub(_solfege_key, text)
+    text = JAPANESE_KEY.sub(_japanese_key, text)
     text = CHINESE_KEY.sub(_chinese_key, text)
     text = CHINESE_METER_DIGITS.sub(lambda m: f" {m.group(1)}/{m.group(2)} time ", text)
     text = CHINESE_METER.sub(lambda m: f" {_CHINESE_DIGITS[m.group(2)]}/{_CHINESE_DIGITS[m.group(1)]} time ", text)
