@@ -54,7 +54,7 @@ def test_several_candidates_and_the_reasoning_before_a_conclusion_are_kept() -> 
     ("I six-four – V seven – I", "I64 – V7 – I"), ("I saw six bars", "I saw six bars"),
     ("sol mineur", "G minor"), ("Si bemolle maggiore", "B♭ major"), ("Mi bémol majeur", "E♭ major"),
     ("la menor", "A minor"), ("соль минор", "G minor"), ("ト短調", "G minor"), ("変ロ長調", "B♭ major"),
-    ("the la is fine", "the la is fine"),
+    ("the la is fine", "the la is fine"), ("E$\\flat$ minor", "E♭ minor"),
 ])
 def test_notations_become_the_english_forms_the_rules_read(text: str, english: str) -> None:
     assert to_english(text) == english
@@ -80,6 +80,9 @@ def test_notations_become_the_english_forms_the_rules_read(text: str, english: s
     ("In measure 3, what is the highest pitch?", "F♯6", "The highest pitch is the C, which is 440 Hz.", False),
     ("In measure 3, what is the highest pitch?", "F♯6", "F#", None),
     ("In measure 6, are there accidentals, and what are they?", "Yes, F#", "Yes, on F.", None),
+    ("In measure 7, what is the highest pitch?", "D5", "d2", None),        # D2, or D5 in Helmholtz numbers
+    ("In measure 7, what is the highest pitch?", "D5", "*D5*", True),
+    ("In measures 1–3, what is the chord progression? (Use I, II, III, IV, V, VI, VII)", "i–V–i", "i | V | i", True),
 ])
 def test_rule_verdicts_after_extraction(question: str, reference: str, prediction: str, expected: bool | None) -> None:
     assert RuleJudge().verdict(question, reference, prediction).correct is expected

@@ -27,7 +27,8 @@ from scoreqa.prompts.answers import strip_thinking
 Status = Literal["answer", "unknown", "several", "unsure"]
 
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
-_MARKDOWN = re.compile(r"\*\*|__|`+|^#+\s*|^\s*(?:[-*•]|\d+\.)\s+|^>\s*", re.MULTILINE)
+_MARKDOWN = re.compile(r"\*\*|__|`+|^#+\s*|^\s*(?:[-*•]|\d+\.)\s+|^>\s*|(?<![\w*])\*(?=\w)|(?<=\w)\*(?![\w*])",
+                       re.MULTILINE)
 _FINAL = re.compile(r"(?:\b(?:the\s+)?(?:final\s+|short\s+|correct\s+)?answer(?:\s+to\s+(?:this|the)\s+question)?"
                     r"\s*(?:is|would\s+be|:)|"
                     r"\b(?:therefore|thus|hence|in\s+conclusion|in\s+summary|to\s+sum\s+up)\b[,:]?|"

@@ -8,6 +8,7 @@ forms the rules read.
   iroha keys (ト短調 = G minor, 変ロ長調 = B♭ major).
 - Chinese: 大调/小调 keys with 升/降, meters read denominator first ("四三拍" = 3/4; "4/4拍"), and form and
   texture terms.
+- LaTeX accidentals: E$\\flat$ = E♭.
 - Roman-numeral figures in words: "V six-five" = V65, "I six-four" = I64, "V seven" = V7.
 - Helmholtz pitches with primes (c′ = C4, c″ = C5, fis′ = F♯4, h′ = B4). German "c1" for C4 is too easily
   a measure or a figure and is left alone; a primed "b" is B in English and B♭ in German: left unread.
@@ -104,9 +105,13 @@ def _helmholtz(match: re.Match) -> str:
     return f"{name}{_GERMAN_ACC['es' if suffix == 's' else suffix]}{3 + count}"
 
 
+LATEX_ACCIDENTAL = re.compile(r"\$?\\(flat|sharp|natural)\s*\$?")
+
+
 def to_english(text: str) -> str:
     """The text with foreign key names, Chinese meters and terms, figures in words and Helmholtz pitches in
     English form."""
+    text = LATEX_ACCIDENTAL.sub(lambda m: {"flat": "♭", "sharp": "♯", "natural": "♮"}[m.group(1)], text)
     text = GERMAN_KEY.sub(_german_key, text)
     text = SOLFEGE_KEY.sub(_solfege_key, text)
     text = JAPANESE_KEY.sub(_japanese_key, text)

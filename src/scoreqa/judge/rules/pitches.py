@@ -27,6 +27,9 @@ _RESIDUE = re.compile(r"(?<![\w'’])[A-G](?![\w'’])|(?<![\w])[a-g][♯♭♮#
 _ACC_FIRST = re.compile(r"(?<![\w])(sharp|flat|natural)\s+(?:on\s+(?:the\s+)?(?:note\s+)?)?([A-G])(?=\d?(?![\w♯♭♮#]))",
                         re.IGNORECASE)
 _MIDDLE_C = re.compile(r"\bmiddle\s+C\b", re.IGNORECASE)
+# 'd2' is D2 in lowercase scientific notation but D5 in the Helmholtz-number notation MSU-Bench's own questions
+# use ('the note c2'): a lowercase letter with an octave number is never judged
+_LOWERCASE_OCTAVE = re.compile(rf"(?<![\w♯♭♮#/])[a-g](?:{_SYMBOL_ACC})?\d(?![\w/])")
 
 
 @dataclass(frozen=True)
@@ -155,6 +158,8 @@ def _lone_letter(text: str) -> list[Pitch]:
 def decide_pitches(reference: list[Pitch], prediction: str) -> bool | None:
     """:func:`compare_pitches` on what a prediction names; 'incorrect' only if no note name went unread."""
     text = drop_parentheses(prediction)
+    if _LOWERCASE_OCTAVE.search(fold(text)):
+        return None
     found = find_pitches(text) or find_pitches(prediction)
     if all(p.octave is not None for p in reference) and any(p.octave is None for p in found):
         spelled = [p for p in find_pitches(prediction) if p.octave is not None]
