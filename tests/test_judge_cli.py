@@ -55,7 +55,12 @@ def test_configs_build_the_judges_and_identity_tracks_the_judge_models(compose, 
     assert isinstance(rules, RuleJudge) and isinstance(ensemble, EnsembleJudge)
     assert isinstance(cascade, CascadeJudge) and sorted(ensemble.judges) == ["claude", "gemini", "gpt"]
     models = {n: j["model"]["model"] for n, j in cascade.identity()["llm"]["judges"].items()}
-    assert models == {"gpt": "gpt-4o-2024-08-06", "gemini": "gemini-2.0-flash", "claude": "claude-sonnet-4-5"}
+    assert models == {"gpt": "gpt-5", "gemini": "gemini-2.5-pro", "claude": "claude-sonnet-4-20250514"}
+    budgets = {n: (j["reading"], j["model"]["max_tokens"]) for n, j in cascade.identity()["llm"]["judges"].items()}
+    assert budgets == {"gpt": ("first_digit", 1024), "gemini": ("first_digit", 2048), "claude": ("single_token", 1)}
+    cheap = instantiate(compose("evaluate", ["judge=llm_ensemble_cheap"]).judge, _convert_="all")
+    assert {n: j.model.model for n, j in cheap.judges.items()} == {
+        "gpt": "gpt-4o-2024-08-06", "gemini": "gemini-2.0-flash", "claude": "claude-sonnet-4-5"}
     assert run_key(swapped.identity()) != run_key(cascade.identity())
     assert swapped.identity()["llm"]["judges"]["claude"]["model"]["extra_body"] == {
         "chat_template_kwargs": {"enable_thinking": False}}
@@ -112,7 +117,7 @@ def test_cli_cascade_with_human_labels(tmp_path: Path, monkeypatch, capsys) -> N
                               for i, label in zip("abcd", [1, 0, 0, 0])))
     with MockOpenAIServer(verdict_script) as server:
         summary = main(["--input", str(pairs), "--output", str(out), "--human-labels", str(labels),
-                        *mock_overrides(server)])
+                        "judge=cascade", *mock_overrides(server)])
     assert (summary["decided_by_rules"], summary["decided_by_llm"], summary["undecided"]) == (2, 2, 0)
     agreement = json.loads(out.with_suffix(".agreement.json").read_text())
     assert agreement["n_compared"] == 4 and agreement["agreement"] == 0.75        # c: judges 1, human 0
@@ -125,8 +130,28 @@ def test_cli_cascade_with_human_labels(tmp_path: Path, monkeypatch, capsys) -> N
 def test_cli_names_the_bad_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text(json.dumps(PAIRS[0]) + "\n" + json.dumps({"question": "q", "reference": "r"}) + "\n")
-    with pytest.raises(SystemExit, match=r"bad.jsonl:2: expected a JSON object"):
+    with pytest.raises(SystemExit, match=r"bad.jsonl:2: prediction must be a string"):
         main(["--input", str(bad), "--output", str(tmp_path / "o.jsonl"), "--rules-only"])
+
+
+def test_a_null_reference_is_an_error_naming_the_line_never_the_string_none(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(PAIRS[0]) + "\n" + json.dumps({"question": "q", "reference": None,
+                                                              "prediction": "None"}) + "\n")
+    with pytest.raises(SystemExit, match=r"bad.jsonl:2: reference must be a string \(got None\)"):
+        main(["--input", str(bad), "--output", str(tmp_path / "o.jsonl")])
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_the_default_judge_starts_without_api_keys(tmp_path: Path, monkeypatch) -> None:
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    pairs, out = write_pairs(tmp_path / "pairs.jsonl"), tmp_path / "v.jsonl"
+    summary = main(["--input", str(pairs), "--output", str(out)])
+    assert summary["judge"] == "scoreqa.judge.rules.RuleJudge" and summary["decided_by_llm"] == 0
+    done = subprocess.run([sys.executable, "-m", "scoreqa.judge", "--help"], capture_output=True, text=True,
+                          timeout=120)
+    assert "default: judge=rules" in done.stdout and "judge=cascade" in done.stdout
 
 
 def test_module_entry_point_runs(tmp_path: Path) -> None:
@@ -141,10 +166,10 @@ def test_failed_judge_calls_are_asked_again_on_the_next_run(tmp_path: Path, monk
     monkeypatch.setenv(KEY_ENV, "k")
     pairs, out = write_pairs(tmp_path / "pairs.jsonl"), tmp_path / "verdicts.jsonl"
     with MockOpenAIServer(lambda request, n: Reply.error(503, retry_after=0.01)) as server:
-        first = main(["--input", str(pairs), "--output", str(out), *mock_overrides(server)])
+        first = main(["--input", str(pairs), "--output", str(out), "judge=cascade", *mock_overrides(server)])
     assert first["undecided"] == 2 and first["judged_by"]["llm_ensemble:failed"] == 2
     with MockOpenAIServer(verdict_script) as server:
-        second = main(["--input", str(pairs), "--output", str(out), *mock_overrides(server)])
+        second = main(["--input", str(pairs), "--output", str(out), "judge=cascade", *mock_overrides(server)])
     assert len(server.requests) == 6 and second["decided_by_llm"] == 2 and second["undecided"] == 0
 
 

@@ -3,6 +3,7 @@ Retry-After, 500, timeouts — every item ends in a verdict or a recorded failur
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -42,17 +43,60 @@ def test_parse_binary_accepts_only_a_bare_digit() -> None:
     assert [parse_binary(t) for t in ("", "10", "1.", "Yes", "correct: 1", "O")] == [None] * 6
 
 
-def test_the_request_is_the_versioned_prompt_at_temperature_0_with_one_token() -> None:
+# MSU-Bench App. H.3, copied from the paper's text by hand for this test (reference "Gnomus", prediction "The Gnome")
+H3_RENDERED = (
+    'You are an expert in music theory. Your task is to evaluate the correctness of a Predicted Answer based on a '
+    'Reference Answer.\n'
+    '\n'
+    'Reference Answer: "Gnomus" Predicted Answer: "The Gnome"\n'
+    '\n'
+    'Instruction:\n'
+    '\n'
+    'Relying on your music theory knowledge, compare the semantic meaning of the Predicted Answer to the Reference '
+    'Answer.\n'
+    '\n'
+    'If the Predicted Answer matches the Reference Answer, output 1.\n'
+    '\n'
+    'If the Predicted Answer contradicts or fails to match the Reference Answer, output 0.\n'
+    '\n'
+    'Do not output any text or explanation. Output only the single digit.\n'
+    '\n'
+    'Decision:')
+
+
+def test_the_default_request_is_the_papers_h3_prompt_at_temperature_0_with_one_token() -> None:
     with MockOpenAIServer(lambda request, n: Reply("1")) as server:
         verdict = judge_for(server).judge([ITEM])[0]
     request = server.requests[0]
-    template = load_template("judge/msu_binary.v1")
-    expected = template.text.replace("{question}", ITEM.question).replace("{reference}", ITEM.reference) \
-        .replace("{prediction}", ITEM.prediction)
     assert verdict.correct is True and verdict.decided_by == "llm:mock"
-    assert request["messages"] == [{"role": "user", "content": expected}]
+    assert request["messages"] == [{"role": "user", "content": H3_RENDERED}]
     assert request["temperature"] == 0.0 and request["max_tokens"] == 1 and request["model"] == "mock"
+
+
+def test_v1_stays_selectable_and_its_text_is_sent_whole() -> None:
+    with MockOpenAIServer(lambda request, n: Reply("0")) as server:
+        model = OpenAIChatModel(model="mock", base_url=server.base_url, api_key_env=KEY_ENV, max_retries=1)
+        verdict = LLMJudge(model, name="mock", template="judge/msu_binary.v1").judge([ITEM])[0]
+    expected = load_template("judge/msu_binary.v1").text.replace("{question}", ITEM.question) \
+        .replace("{reference}", ITEM.reference).replace("{prediction}", ITEM.prediction)
+    assert verdict.correct is False
+    assert last_text(server.requests[0]) == expected
     assert "Reference answer: Gnomus\nModel answer: The Gnome\n" in expected
+
+
+def test_a_budgeted_reasoning_judge_reads_the_first_digit_of_its_visible_answer() -> None:
+    replies = {"a": "<think>1 or 0? The reference says 1 bar</think>Decision: 0", "b": "1\n\nThe answers match.",
+               "c": "The answers match."}
+    items = [JudgeItem(k, "q", "r", k) for k in replies]
+    with MockOpenAIServer(lambda request, n: Reply(replies[last_text(request).split('Predicted Answer: "')[1][0]])) \
+            as server:
+        model = OpenAIChatModel(model="mock", base_url=server.base_url, api_key_env=KEY_ENV, max_retries=1,
+                                max_tokens=512, token_param="max_completion_tokens", temperature=None)
+        judge = LLMJudge(model, name="mock", attempts=1, budget=True)
+        verdicts = judge.judge(items)
+    assert [v.correct for v in verdicts] == [False, True, None]
+    assert server.requests[0]["max_completion_tokens"] == 512 and "temperature" not in server.requests[0]
+    assert judge.identity()["reading"] == "first_digit" and judge.identity()["model"]["max_tokens"] == 512
 
 
 def test_malformed_output_is_retried_then_recorded_undecided_never_guessed() -> None:
@@ -164,7 +208,8 @@ def test_cascade_calls_the_llm_only_for_what_the_rules_leave_undecided() -> None
 
 def test_many_items_in_parallel_each_get_their_own_verdict() -> None:
     items = [JudgeItem(str(i), "Q?", "ref", f"answer {i}") for i in range(24)]
-    script = lambda request, n: Reply("1" if int(last_text(request).split("answer ")[1][:2]) % 2 else "0")  # noqa
+    script = lambda request, n: Reply("1" if int(re.search(r"answer (\d+)", last_text(request)).group(1)) % 2  # noqa
+                                      else "0")
     with MockOpenAIServer(script, latency=0.05) as server:
         verdicts = judge_for(server, max_workers=8).judge(items)
     assert [v.correct for v in verdicts] == [i % 2 == 1 for i in range(24)]
@@ -174,8 +219,8 @@ def test_many_items_in_parallel_each_get_their_own_verdict() -> None:
 def test_identity_names_model_and_prompt_so_a_new_judge_gets_a_new_cache_key() -> None:
     with MockOpenAIServer() as server:
         one, other = judge_for(server, name="m1").identity(), judge_for(server, name="m2").identity()
-    assert one["template"] == "judge/msu_binary.v1" and one["template_sha"] == load_template(
-        "judge/msu_binary.v1").sha
+    assert one["template"] == "judge/msu_binary.v2" and one["template_sha"] == load_template(
+        "judge/msu_binary.v2").sha
     assert one["model"]["model"] == "m1" and one != other and "base_url" not in one["model"]
     cascade = CascadeJudge(RuleJudge(), EnsembleJudge({"a": LLMJudge(OpenAIChatModel("x"), name="a")}))
     assert set(cascade.identity()) == {"judge", "rules", "llm"}
@@ -194,3 +239,19 @@ def test_a_local_hf_model_judges_through_the_same_prompt(tiny_qwen3: Path) -> No
     for verdict in verdicts:     # random weights: a digit is a verdict, anything else a recorded failure
         assert verdict.decided_by == ("llm:tiny" if verdict.correct is not None else "llm:tiny:failed")
     assert len(judge.failures) == sum(v.correct is None for v in verdicts)
+
+
+@pytest.mark.slow
+def test_three_local_hf_judges_load_in_parallel_threads_and_vote(compose) -> None:
+    """judge=llm_ensemble_smollm2: three SmolLM2-135M instances, loaded at once by the ensemble's threads
+    (concurrent loading crashed with an ImportError inside transformers before loads were serialised)."""
+    from hydra.utils import instantiate
+
+    ensemble = instantiate(compose("evaluate", ["judge=llm_ensemble_smollm2"]).judge, _convert_="all")
+    items = [JudgeItem("k", "What is the initial key?", "G minor", "G minor"), ITEM]
+    verdicts = ensemble.judge(items)
+    assert sorted(ensemble.judges) == ["a", "b", "c"]
+    for verdict in verdicts:
+        assert set(verdict.votes) == {"a", "b", "c"}
+        assert len(set(verdict.votes.values())) == 1                 # same weights, greedy: the same vote
+    assert len(ensemble.failures) == 3 * sum(v.votes["a"] is None for v in verdicts)

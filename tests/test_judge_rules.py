@@ -30,8 +30,8 @@ CASES = [
     (KEY_Q, "F major", "The key signature has one flat, so F major.", True),
     (KEY_Q, "G minor", "B♭ major", False), (KEY_Q, "B♭ minor", "B minor", False), (KEY_Q, "G major", "G minor", False),
     (KEY_Q, "A♭ major", "G# major", None), (KEY_Q, "E minor", "E", None), (KEY_Q, "A minor", "It is in a minor key.", None),
-    (KEY_Q, "G minor", "B♭ major / G minor", None), (KEY_Q, "G minor", "Either G minor or B♭ major", None),
-    (KEY_Q, "G minor", "Not G minor but B♭ major", None),
+    (KEY_Q, "G minor", "B♭ major / G minor", None), (KEY_Q, "G minor", "Either G minor or B♭ major", False),
+    (KEY_Q, "G minor", "Not G minor but B♭ major", False), (KEY_Q, "B♭ major", "Not G minor but B♭ major", True),
     # time signatures and metronome marks
     (TIME_Q, "4/4 time", "4/4", True), (TIME_Q, "4/4 time", "common time (4/4)", True),
     (TIME_Q, "3/4 time", "Three-four time", True), (TIME_Q, "4/4 time", "2/2", False),
@@ -90,7 +90,7 @@ CASES = [
     (DEG_Q, "V2", "V4/2", True), (DEG_Q, "I", "I (tonic)", True), (PROG_Q, "V7–I46", "V7–I64", True),
     (PROG_Q, "V7–I", "I–V7", False), (PROG_Q, "V7–I", "V–I", False), (PROG_Q, "vi7–ii", "VI7–II", False),
     (DEG_Q, "IV7", "IV", False), (DEG_Q, "I", "i", False), (PROG_Q, "i–V7", "i → V7 → i", False),
-    (DEG_Q, "I", "Tonic", None), (PROG_Q, "I–K64–V7", "I–I64–V7", None), (PROG_Q, "V7–I", "I think V7–I", None),
+    (DEG_Q, "I", "Tonic", None), (PROG_Q, "I–K64–V7", "I–I64–V7", None), (PROG_Q, "V7–I", "I think V7–I", True),
     # articulation, ornaments, chord members, voicing, register, instruments
     (ART_Q, "With Staccato; Accent", "staccato and accents", True), (ART_Q, "With Staccato", "Staccato dots", True),
     (ART_Q, "With Slur; Staccato", "Slurred staccato", True), (ORN_Q, "With Trill", "tr", True),

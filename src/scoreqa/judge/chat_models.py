@@ -84,8 +84,15 @@ class OpenAIChatModel:
                 "extra_body": self.extra_body}
 
 
+_HF_LOAD_LOCK = threading.Lock()
+
+
 class HFChatModel:
-    """A local causal LM loaded with :mod:`scoreqa.models.loading`, decoding greedily (temperature 0)."""
+    """A local causal LM loaded with :mod:`scoreqa.models.loading`, decoding greedily (temperature 0).
+
+    Loading is serialised across instances: an ensemble's judges run in parallel threads, and
+    transformers' loading (meta-device init, the one-time GGUF export) is not safe to run concurrently.
+    """
 
     def __init__(self, model: Mapping[str, Any], device: str = "auto", max_new_tokens: int = 1) -> None:
         from scoreqa.models.spec import ModelSpec
@@ -99,8 +106,9 @@ class HFChatModel:
         if self._loaded is None:
             from scoreqa.models.loading import load_model, load_text_processor, resolve_device
 
-            device = resolve_device(self.device_name)
-            self._loaded = (load_text_processor(self.spec), load_model(self.spec, device), device)
+            with _HF_LOAD_LOCK:
+                device = resolve_device(self.device_name)
+                self._loaded = (load_text_processor(self.spec), load_model(self.spec, device), device)
         return self._loaded
 
     def complete(self, messages: Messages) -> str:

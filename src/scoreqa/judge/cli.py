@@ -1,10 +1,12 @@
-"""``python -m scoreqa.judge --input pairs.jsonl --output verdicts.jsonl [judge=cascade] [hydra overrides]``.
+"""``python -m scoreqa.judge --input pairs.jsonl --output verdicts.jsonl [judge=rules] [hydra overrides]``.
 
-Input rows need ``question``, ``reference`` and ``prediction`` (an ``id`` is optional); output rows are
+The default judge is ``rules`` (no model, no key). Input rows need ``question``, ``reference`` and ``prediction``
+as strings (an ``id`` is optional; a null or non-string field is an error naming file:line); output rows are
 the same plus ``verdict`` (1, 0 or null), ``decided_by``, the judge key and, from an ensemble, each
 judge's vote. Rows are appended batch by batch, so a killed run loses at most one batch, and a rerun
-skips every pair already judged by the same judge (except failed judge calls, which are asked again). ``--human-labels`` (rows with ``label`` and the
-same ``id`` or texts) adds agreement statistics, written beside the output as ``*.agreement.json``.
+skips every pair already judged by the same judge (except failed judge calls, which are asked again).
+``--human-labels`` (rows with ``label`` and the same ``id`` or texts) adds agreement statistics, written
+beside the output as ``*.agreement.json``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,19 @@ from scoreqa.evaluation.run_key import run_key
 from scoreqa.judge.base import Judge, JudgeItem, Verdict
 
 
+JUDGES_HELP = """judges (the last argument, a Hydra override; default: judge=rules):
+  judge=rules                 music-aware rules only: no model, no key; undecided pairs get verdict null
+  judge=cascade               rules first, the paper's three LLM judges for the rest (the documented real-run
+                              judge); needs OPENAI_API_KEY, ANTHROPIC_API_KEY and GEMINI_API_KEY
+  judge=llm_ensemble          the paper's judges alone: GPT-5, Claude Sonnet 4, Gemini 2.5 Pro (same three keys)
+  judge=llm_ensemble_cheap    GPT-4o, Gemini 2.0 Flash, Claude Sonnet 4.5 (same three keys)
+  judge=llm_ensemble_local    three open models behind vLLM servers (VLLM_BASE_URL, _B, _C; no keys)
+  judge=llm_ensemble_smollm2  three local SmolLM2-135M judges on the CPU (pipeline check; no keys)
+  judge=exact                 normalised exact match (no key)
+  judge=cascade_cheap, judge=cascade_local   rules first, then the cheap or the local ensemble"""
+_FIELDS = ("question", "reference", "prediction")
+
+
 def _read_pairs(path: Path) -> list[JudgeItem]:
     items, seen = [], set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
@@ -29,11 +44,14 @@ def _read_pairs(path: Path) -> list[JudgeItem]:
             continue
         try:
             row = json.loads(line)
-            item = JudgeItem(str(row.get("id", number)), str(row["question"]), str(row["reference"]),
-                             str(row["prediction"] if row["prediction"] is not None else ""))
-        except (json.JSONDecodeError, KeyError, TypeError) as error:
-            raise SystemExit(f"{path}:{number}: expected a JSON object with question, reference and prediction "
-                             f"({type(error).__name__}: {error}); fix the line and rerun (done work is kept)")
+        except json.JSONDecodeError as error:
+            raise SystemExit(f"{path}:{number}: not JSON ({error}); fix the line and rerun (done work is kept)")
+        bad = [f for f in _FIELDS if not isinstance(row, dict) or not isinstance(row.get(f), str)]
+        if bad:
+            raise SystemExit(f"{path}:{number}: {', '.join(bad)} must be a string (got "
+                             f"{', '.join(repr(row.get(f)) if isinstance(row, dict) else 'no object' for f in bad)}); "
+                             f"fix the line and rerun (done work is kept)")
+        item = JudgeItem(str(row.get("id", number)), row["question"], row["reference"], row["prediction"])
         if item.id in seen:
             raise SystemExit(f"{path}:{number}: id {item.id!r} appears twice; ids must be unique")
         seen.add(item.id)
@@ -42,7 +60,7 @@ def _read_pairs(path: Path) -> list[JudgeItem]:
 
 
 def compose_judge(overrides: Sequence[str], rules_only: bool) -> tuple[Judge, dict[str, Any]]:
-    """The judge that ``conf/evaluate.yaml`` + overrides describe (default ``judge=cascade``)."""
+    """The judge that ``conf/evaluate.yaml`` + overrides describe (default ``judge=rules``: starts without keys)."""
     from hydra import compose, initialize_config_dir
     from hydra.core.global_hydra import GlobalHydra
     from hydra.utils import instantiate
@@ -54,7 +72,7 @@ def compose_judge(overrides: Sequence[str], rules_only: bool) -> tuple[Judge, di
     if rules_only:
         overrides = [o for o in overrides if not o.startswith("judge")] + ["judge=rules"]
     elif not any(o.startswith("judge=") for o in overrides):
-        overrides = ["judge=cascade", *overrides]
+        overrides = ["judge=rules", *overrides]
     conf_dir = Path(os.environ.get("SCOREQA_ROOT", REPO_ROOT)) / "conf"
     GlobalHydra.instance().clear()
     with initialize_config_dir(config_dir=str(conf_dir), version_base="1.3"):
@@ -125,7 +143,8 @@ def human_agreement(rows: list[dict], labels_path: Path, n_resamples: int = 10_0
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(prog="python -m scoreqa.judge", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m scoreqa.judge", description=__doc__.split("\n\n")[0],
+                                     epilog=JUDGES_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--input", required=True, type=Path, help="JSONL with question, reference, prediction")
     parser.add_argument("--output", required=True, type=Path, help="JSONL of verdicts (appended, resumable)")
     parser.add_argument("--rules-only", action="store_true", help="the rule judge alone (judge=rules)")

@@ -41,7 +41,9 @@ class Vocabulary:
         forms = [(form, concept, False) for concept, fs in self.terms.items() for form in fs]
         forms += [(form, modifier, True) for modifier, fs in self.modifiers.items() for form in fs]
         forms.sort(key=lambda f: -len(f[0]))            # longest first: 'double appoggiatura' before 'appoggiatura'
-        self._forms = [(re.compile(rf"(?<![\w]){form}(?![\w])"), concept, is_mod) for form, concept, is_mod in forms]
+        # whole tokens: 'soprano' is not read inside 'mezzo-soprano', nor 'legato' inside 'non-legato'
+        self._forms = [(re.compile(rf"(?<![\w])(?<!\w-){form}(?![\w])(?!-\w)"), concept, is_mod)
+                       for form, concept, is_mod in forms]
         self._filler = set((COMMON_FILLER + " " + self.filler).split())
         self._decorative = set(self.decorative.split())
 

@@ -24,8 +24,12 @@ PITCH = re.compile(rf"(?<![\w♯♭♮#/])([A-Ga-g])(?:({_SYMBOL_ACC})?(\d)|({_W
 PITCH_CLASS = re.compile(rf"(?<![\w♯♭♮#/])([A-G])({_SYMBOL_ACC}|{_WORD_ACC})?(?![\w♯♭♮#/])|"
                          rf"(?<![\w♯♭♮#/])([a-g])(𝄪|𝄫|♯|♭|♮|#)(?![\w♯♭♮#/])")
 _RESIDUE = re.compile(r"(?<![\w'’])[A-G](?![\w'’])|(?<![\w])[a-g][♯♭♮#𝄪𝄫]")
-_ACC_FIRST = re.compile(r"(?<![\w])(sharp|flat|natural)\s+([A-G])(?![\w♯♭♮#])", re.IGNORECASE)
+_ACC_FIRST = re.compile(r"(?<![\w])(sharp|flat|natural)\s+(?:on\s+(?:the\s+)?(?:note\s+)?)?([A-G])(?=\d?(?![\w♯♭♮#]))",
+                        re.IGNORECASE)
 _MIDDLE_C = re.compile(r"\bmiddle\s+C\b", re.IGNORECASE)
+# 'd2' is D2 in lowercase scientific notation but D5 in the Helmholtz-number notation MSU-Bench's own questions
+# use ('the note c2'): a lowercase letter with an octave number is never judged
+_LOWERCASE_OCTAVE = re.compile(rf"(?<![\w♯♭♮#/])[a-g](?:{_SYMBOL_ACC})?\d(?![\w/])")
 
 
 @dataclass(frozen=True)
@@ -136,12 +140,26 @@ class PitchRule(Rule):
     def decide(self, parsed: list[Pitch], prediction: str, question: str) -> bool | None:
         if hedged(prediction) or negated(prediction):
             return None
+        lone = _lone_letter(prediction)
+        if lone:        # 'the C' for the highest pitch; not after 'Yes,' where 'F' may name the altered note
+            return compare_pitches(parsed, lone)
         return decide_pitches(parsed, prediction)
+
+
+def _lone_letter(text: str) -> list[Pitch]:
+    """A whole answer that is one note letter ('the C', 'B♭'): a pitch class, though bare letters in prose are not."""
+    match = re.fullmatch(rf"(?:the\s+)?(?:note\s+)?([A-G])({_SYMBOL_ACC}|{_WORD_ACC})?", fold(text).strip(" ."),
+                         re.IGNORECASE)
+    if match is None or not match.group(1).isupper():
+        return []
+    return [Pitch(match.group(1), _accidental(match.group(2)), None)]
 
 
 def decide_pitches(reference: list[Pitch], prediction: str) -> bool | None:
     """:func:`compare_pitches` on what a prediction names; 'incorrect' only if no note name went unread."""
     text = drop_parentheses(prediction)
+    if _LOWERCASE_OCTAVE.search(fold(text)):
+        return None
     found = find_pitches(text) or find_pitches(prediction)
     if all(p.octave is not None for p in reference) and any(p.octave is None for p in found):
         spelled = [p for p in find_pitches(prediction) if p.octave is not None]

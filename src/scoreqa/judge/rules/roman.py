@@ -1,6 +1,6 @@
 """Roman-numeral chords and progressions: any dash/arrow/comma separator; case, figures and order count.
 
-'I–V7' ≠ 'V7–I' ≠ 'I–V'; 'V2' = 'V42' = 'V4/2'; 'I46' = 'I64'. Differences two analysts could both
+'I–V7' ≠ 'V7–I' ≠ 'I–V'; 'i | V | i' = 'i–V–i'; 'V2' = 'V42' = 'V4/2'; 'I46' = 'I64'. Differences two analysts could both
 defend (vii vs vii°, K64 vs I64, V/V vs II, ♭VI vs VI) are left undecided.
 """
 
@@ -17,7 +17,7 @@ CHORD = re.compile(rf"(?P<acc>[♯♭#b]?)(?P<num>{_NUMERAL}|K|N|It|Fr|Ger)(?P<q
                    rf"(?P<fig>\d(?:/?\d){{0,2}})?(?:/(?P<sec>[♯♭#b]?(?:{_NUMERAL})))?")
 _FIGURES = {"46": "64", "34": "43", "2": "42", "24": "42", "56": "65", "53": "", "5": "", "63": "6", "753": "7"}
 _QUALITY = {"ø": "h", "Ø": "h", "°": "o", "º": "o", "o": "o", "dim": "o", "+": "+", "aug": "+"}
-_SEPARATOR = re.compile(r"\s*(?:->|=>|→|⇒|-|,|;|\bto\b|\bthen\b|\band\b|\s)\s*")
+_SEPARATOR = re.compile(r"\s*(?:->|=>|→|⇒|-|,|;|\||\bto\b|\bthen\b|\band\b|\s)\s*")
 _LEAD = re.compile(r"\b(?:in\s+)?(?:measures?|bars?|mm?\.)\s*\d+(?:\s*(?:-|to|and)\s*\d+)?|"
                    r"\bin\s+(?:the\s+key\s+of\s+)?[A-G][♯♭#b]?\s+(?:major|minor)\b|"
                    r"\b(?:the|a|an|chord|chords|progression|harmonic|harmony|is|are|it|it's|its|from|followed|by|"

@@ -72,12 +72,17 @@ SPACING = VocabRule(
                filler="position spacing voicing structure harmony arrangement chord voiced triad"),
 )
 
+_HIGH, _MID, _LOW = "high(?:er)?|upper|top", "middle|mid|central|medium|centre|center", "low(?:er)?|bottom"
+
 REGISTER = VocabRule(
     "register",
     r"register|pitch range",
     Vocabulary({"high": ["high(?:er)?", "upper", "top"], "middle": ["middle", "mid", "central", "medium", "centre",
                                                                      "center"],
-                "low": ["low(?:er)?", "bottom"]},
+                "low": ["low(?:er)?", "bottom"],
+                # hyphenated pairs are one token for the whole-token matching of concepts.Vocabulary
+                "high+middle": [f"(?:{_HIGH})-(?:{_MID})", f"(?:{_MID})-(?:{_HIGH})"],
+                "middle+low": [f"(?:{_LOW})-(?:{_MID})", f"(?:{_MID})-(?:{_LOW})"]},
                filler="register registers range tessitura to of the voice pitch pitches area zone melody played",
                decorative="treble bass"),
     missing_is_wrong=False,

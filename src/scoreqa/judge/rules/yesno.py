@@ -2,7 +2,9 @@
 'Yes, F♯4; A♮4' where the notes after 'Yes' must match too.
 
 Polarity is read from the start of the prediction only: an explicit yes/no word, or a plainly negative
-first clause ('There is no perfect cadence'). 'There is a half cadence' is not read as 'yes'.
+first clause ('There is no perfect cadence'). 'There is a half cadence' is not read as 'yes'. A negative
+clause counts as 'no' only when it negates what the question asks about: every content word after the
+negation must occur in the question ('It is not a minor chord: …' does not answer 'Is there an A major chord?').
 """
 
 from __future__ import annotations
@@ -33,6 +35,35 @@ class YesNo:
     detail_only: bool = False                                  # 'Yes, A♭3' answering a what-question
 
 
+_STOP = {"a", "an", "the", "any", "there", "is", "are", "was", "were", "it", "this", "does", "do", "did", "has",
+         "have", "not", "no", "n't", "in", "of", "on", "at", "to", "be", "been", "that", "one", "present", "here",
+         "piece", "music", "score", "measure", "bar", "and", "these", "those", "passage", "section", "any", "at", "all"}
+
+
+_GENERIC = {"start", "begin", "with", "contain", "have", "use", "appear", "occur", "feature", "include", "show",
+            "any", "by", "from", "for", "end", "close"}
+
+
+def _words(text: str) -> set[str]:
+    return {w.rstrip("s") if len(w) > 3 else w for w in re.findall(r"[\w♯♭#]+", text.lower())} - _STOP
+
+
+def negates_the_question(clause: str, question: str) -> bool:
+    """'There is no D7 chord' negates 'Is there a D7 chord?'; 'It is not a fermata' does not negate 'Is there
+    a staccato?'. Without a question every negative clause counts (the reference side)."""
+    if not question:
+        return True
+    rest = re.split(r"\b(?:no|not|none|never)\b|n't\b", clause, maxsplit=1, flags=re.IGNORECASE)[-1]
+    words = _words(rest)
+    return bool(words & _words(question)) and words <= _words(question) | _GENERIC
+
+
+def asks_about(phrase: str, question: str) -> bool:
+    """Every content word of an affirmed 'there is …' phrase (numbers aside) is in the question."""
+    words = {w for w in _words(phrase) if not w.isdigit()}
+    return bool(question) and bool(words & _words(question)) and words <= _words(question) | _GENERIC
+
+
 def polarity(prediction: str, question: str = "") -> bool | None:
     """True for yes, False for no, None when the start of the answer is not a plain yes or no."""
     sentence = first_sentence(fold(prediction)).strip()
@@ -43,7 +74,12 @@ def polarity(prediction: str, question: str = "") -> bool | None:
         return None                            # 'No accidentals except a natural on F4' is not a plain no
     words = set(re.findall(r"[a-z']+", clause))
     starts_yes = re.match(rf"^(?:{_YES})\b", clause)
-    starts_no = re.match(rf"^(?:{_NO})\b", clause) or _NEGATIVE_CLAUSE.match(clause)
+    starts_no = re.match(rf"^(?:{_NO})\b", clause) or (_NEGATIVE_CLAUSE.match(clause)
+                                                        and negates_the_question(clause, question))
+    affirms = re.match(r"^there\s+(?:is|are|was|were)\s+(?!no\b|not\b|n't\b)(.+)$", clause)
+    if affirms and not starts_no and not words & {"no", "not", "none", "never"} and \
+            asks_about(affirms.group(1), question):
+        return True                    # 'There are repeat signs at measures 8 and 16' to 'Is there a repeat sign?'
     if starts_yes and not starts_no and not words & {"no", "not", "none", "never"}:
         return True
     if starts_no and not starts_yes and "yes" not in words:
