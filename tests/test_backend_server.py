@@ -133,3 +133,24 @@ def test_evaluate_py_against_the_server_with_offline_wandb(server, data_root, ca
     metrics = json.loads((tmp_path / "metrics.json").read_text())
     assert metrics["n_new_generations"] == 12
     assert list((tmp_path / "wandb").glob("offline-run-*")), "no offline W&B run was written"
+
+
+def test_a_three_judge_ensemble_against_the_server(server, compose, smollm2_config):
+    """``judge=llm_ensemble_local`` pointed at the SmolLM2 server: the paper's H.3 prompt, temperature 0, one
+    token, majority vote. SmolLM2 is a weak judge; what is asserted is the path: every call reaches the server and
+    every verdict is a vote or an honest "undecided" (an answer other than 0/1), never a transport failure."""
+    from hydra.utils import instantiate
+
+    from scoreqa.judge.base import JudgeItem
+
+    path = smollm2_config["name_or_path"]
+    overrides = ["judge=llm_ensemble_local"] + [f"judge.judges.{j}.model.{k}={v}" for j in "abc"
+                                                for k, v in (("base_url", server), ("model", path))]
+    cfg = compose("evaluate", overrides)
+    ensemble = instantiate(cfg.judge, _convert_="all")
+    items = [JudgeItem("q1", "Key?", "G minor", "G minor"), JudgeItem("q2", "Meter?", "3/4", "The meter is 4/4."),
+             JudgeItem("q3", "Tempo?", "Allegro", "Allegro"), JudgeItem("q4", "Clef?", "Bass clef", "Treble")]
+    verdicts = ensemble.judge(items)
+    assert len(verdicts) == 4 and all(v.decided_by.startswith("llm_ensemble") for v in verdicts)
+    reasons = [f["reason"] for judge in ensemble.judges.values() for f in judge.failures]
+    assert not [r for r in reasons if "malformed output" not in r], reasons
