@@ -103,3 +103,11 @@ def test_pickup_numbered_1_in_the_source_is_recorded(tmp_path: Path):
                       for n in part.find(f"measure[@number='{number}']").iter("note")]
                      for part, number in ((ours.find("part"), mine), (raw.find("part"), theirs))]
             assert notes[0] == notes[1]
+
+
+def test_catalog_ids_are_unique():
+    """PMFC 13.01 ships as .mxl and .xml: one piece, asked once (the .mxl, first in sorted order)."""
+    catalog = pieces()
+    assert len({p.id for p in catalog}) == len(catalog)
+    kyrie = [p for p in catalog if p.id == "trecento-pmfc_13_01-kyrie-summe-clementissime"]
+    assert [p.path.suffix for p in kyrie] == [".mxl"]

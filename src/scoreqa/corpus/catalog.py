@@ -67,10 +67,12 @@ def pieces(root: Path | None = None) -> list[CorpusPiece]:
     """The corpus pieces in build order (see the module docstring)."""
     root = root or corpus_root()
     groups: dict[str, list[CorpusPiece]] = {}
+    seen: set[str] = set()
     for path in musicxml_files(root):
         relative = path.relative_to(root)
-        if relative.parts[0] in EXCLUDED_DIRS:
-            continue
+        if relative.parts[0] in EXCLUDED_DIRS or piece_id(relative) in seen:
+            continue  # a second encoding of a piece (PMFC_13_01 ships as .mxl and .xml) would repeat its questions
+        seen.add(piece_id(relative))
         piece = CorpusPiece(id=piece_id(relative), path=path, collection=relative.parts[0],
                             analysis=_analysis_for(relative))
         group = f"{piece.collection} (analysed)" if piece.analysis else piece.collection
