@@ -18,7 +18,7 @@ from scoreqa.training.entry import train
 from scoreqa.training.module import LoRAFineTuner
 
 pytestmark = pytest.mark.slow
-MSU_TITLE = ["data=msu", "modality=title"]  # explicit: the defaults may move to another benchmark
+MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3"]  # explicit: the defaults may move to another benchmark
 
 
 def test_saved_and_reloaded_adapter_gives_identical_logits(compose, data_root, tiny_qwen3, tmp_path):

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def setup(compose, tiny_qwen3, data_root):
-    cfg = compose("train", [f"paths.data_root={data_root}", "data=msu", "modality=title"])
+    cfg = compose("train", [f"paths.data_root={data_root}", "data=msu", "modality=title", "model=tiny-qwen3"])
     spec = ModelSpec.from_config(cfg.model)
     encoder = ExampleEncoder(load_text_processor(spec), spec.chat_kwargs(), vision=False)
     backend = HFBackend(model=dict(cfg.model), sampling={"do_sample": False}, batch_size=1, device="cpu")

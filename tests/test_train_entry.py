@@ -1,4 +1,4 @@
-"""``python train.py trainer.max_steps=5 hydra.run.dir=DIR`` end to end: a loadable adapter and the evaluation command."""
+"""``python train.py model=tiny-qwen3 trainer.max_steps=5 hydra.run.dir=DIR``: a loadable adapter, the eval command."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 def test_train_py_leaves_a_loadable_adapter_and_prints_how_to_evaluate_it(compose, tiny_qwen3, data_root, tmp_path):
     run_dir = tmp_path / "run"
     env = {**os.environ, "SCOREQA_DATA_ROOT": str(data_root)}
-    done = subprocess.run([sys.executable, "train.py", "trainer.max_steps=5", f"hydra.run.dir={run_dir}"], cwd=REPO,
+    done = subprocess.run([sys.executable, "train.py", "model=tiny-qwen3", "trainer.max_steps=5",
+                           f"hydra.run.dir={run_dir}"], cwd=REPO,
                           env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     adapter = run_dir / "adapter"

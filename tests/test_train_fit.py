@@ -19,7 +19,7 @@ from scoreqa.training.entry import train
 from scoreqa.training.module import LoRAFineTuner
 
 pytestmark = pytest.mark.slow
-MSU_TITLE = ["data=msu", "modality=title"]  # explicit: the defaults may move to another benchmark
+MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3"]  # explicit: the defaults may move to another benchmark
 
 
 def _train(compose, data_root, run_dir, overrides):

@@ -95,6 +95,9 @@ class LossCurve(Callback):
         axis.set_ylabel("loss (answer tokens)")
         axis.legend()
         axis.grid(alpha=0.3)
+        from matplotlib.ticker import MaxNLocator
+
+        lr_axis.xaxis.set_major_locator(MaxNLocator(integer=True))  # optimizer steps are whole numbers
         lr_axis.set_xlabel("optimizer step")
         lr_axis.set_ylabel("learning rate")
         lr_axis.grid(alpha=0.3)

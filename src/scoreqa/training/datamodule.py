@@ -35,9 +35,11 @@ class TrainingData:
     dropped_too_long: list[dict[str, Any]] = field(default_factory=list)
     skipped_missing_input: list[dict[str, str]] = field(default_factory=list)
     all_score_ids: list[str] | None = None
+    longest_example_tokens: int = 0  # over train and val, as evaluation counts them (``ExampleEncoder.count_tokens``)
 
     def summary(self) -> dict[str, Any]:
         return {
+            "longest_example_tokens": self.longest_example_tokens,
             **{f"n_{s}_examples": len(self.examples[s]) for s in SPLITS},
             **{f"n_{s}_scores": len({e.score_id for e in self.examples[s]}) for s in SPLITS},
             "dropped_unreferenced_questions": self.dropped_unreferenced,
@@ -63,11 +65,12 @@ def prepare_training_data(data_config: Mapping[str, Any], modality: ModalitySpec
         data.dropped_unreferenced[split_name] = unreferenced
         data.skipped_missing_input.extend({**s, "split": split_name} for s in split.skipped)
         too_long: dict[str, int] = {}
-        if max_tokens is not None:
-            for example in examples:
-                n_tokens = encoder.count_tokens(example)
-                if n_tokens > max_tokens:
-                    too_long[example.score_id] = max(n_tokens, too_long.get(example.score_id, 0))
+        for example in examples:
+            n_tokens = encoder.count_tokens(example)
+            if max_tokens is not None and n_tokens > max_tokens:
+                too_long[example.score_id] = max(n_tokens, too_long.get(example.score_id, 0))
+            else:
+                data.longest_example_tokens = max(data.longest_example_tokens, n_tokens)
         data.dropped_too_long.extend({"score_id": s, "title": split.scores[s].title, "split": split_name,
                                       "tokens": n} for s, n in too_long.items())
         data.examples[split_name] = [e for e in examples if e.score_id not in too_long]

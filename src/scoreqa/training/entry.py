@@ -50,6 +50,13 @@ def adapt_vision_tower(setting: Any, modality: ModalitySpec, spec: ModelSpec) ->
     return "pages" in modality.inputs if setting == "auto" else bool(setting)
 
 
+def use_gradient_checkpointing(setting: Any, longest_tokens: int, min_tokens: int) -> bool:
+    """``auto``: on when the longest example reaches ``min_tokens``, where activations outweigh the recompute."""
+    if setting == "auto":
+        return longest_tokens >= int(min_tokens)
+    return bool(setting)
+
+
 def evaluation_overrides(choices: dict[str, str], overrides: Sequence[str]) -> list[str]:
     """The group choices and value overrides that say what was trained, for ``evaluate.py``."""
     picked = [f"{group}={choices[group]}" for group in ("data", "model", "modality", "prompt") if group in choices]
@@ -123,11 +130,13 @@ def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None
         write_split(run_dir / "split.json", data.all_score_ids, cfg.data.split_seed)
     datamodule = ScoreQADataModule(data, encoder, cfg.training.batch_size, cfg.training.num_workers,
                                    seed=int(cfg.seed))
+    checkpointing = use_gradient_checkpointing(cfg.training.gradient_checkpointing, data.longest_example_tokens,
+                                               cfg.training.gradient_checkpointing_min_tokens)
     module = LoRAFineTuner(model=OmegaConf.to_container(cfg.model, resolve=True),
                            lora=OmegaConf.to_container(cfg.lora, resolve=True),
                            optim=OmegaConf.to_container(cfg.optim, resolve=True),
                            adapt_vision=adapt_vision_tower(cfg.lora.adapt_vision, modality, spec),
-                           gradient_checkpointing=bool(cfg.training.gradient_checkpointing), seed=int(cfg.seed))
+                           gradient_checkpointing=checkpointing, seed=int(cfg.seed))
 
     has_val = bool(data.examples["val"])
     export, history = AdapterExport(run_dir / "adapter", MONITOR), LossCurve(run_dir, MONITOR)
@@ -150,6 +159,9 @@ def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None
         "current_epoch": trainer.current_epoch,
         "best_val_loss": export.best,
         "best_val_step": export.best_step,
+        "validated": export.best is not None,
+        "adapter_selected_by": "lowest val/loss" if export.best is not None else "last step (no validation ran)",
+        "gradient_checkpointing": checkpointing,
         "first_train_loss": history.train[0][1] if history.train else None,
         "last_train_loss": history.train[-1][1] if history.train else None,
         "adapter": str(run_dir / "adapter"),

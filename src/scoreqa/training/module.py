@@ -19,6 +19,7 @@ from lightning.pytorch import LightningModule
 from scoreqa.models.loading import ensure_available, resolve_dtype
 from scoreqa.models.spec import ModelSpec
 from scoreqa.training.lora import check_targets, lora_config
+from scoreqa.training.loss import answer_loss
 from scoreqa.training.schedule import cosine_with_warmup
 
 
@@ -85,18 +86,19 @@ class LoRAFineTuner(LightningModule):
             unset_hf_deepspeed_config()
             self._deepspeed_config_ref = None
 
-    def forward(self, batch: Mapping[str, torch.Tensor]) -> Any:
-        return self.model(**batch, use_cache=False)
+    def forward(self, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
+        """The answer-token loss, the LM head run on the answer positions only (``training/loss.py``)."""
+        return answer_loss(self.model, batch)
 
     def training_step(self, batch: Mapping[str, torch.Tensor], batch_idx: int) -> dict[str, torch.Tensor]:
-        loss = self(batch).loss
+        loss = self(batch)
         size = len(batch["input_ids"])
         self.log("train/loss", loss, on_step=True, on_epoch=True, prog_bar=True, batch_size=size)
         self.log("train/lr", self.optimizers().param_groups[0]["lr"], on_step=True, batch_size=size)
         return {"loss": loss, "raw_loss": loss.detach()}  # Lightning divides "loss" by the accumulation
 
     def validation_step(self, batch: Mapping[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
-        loss = self(batch).loss
+        loss = self(batch)
         self.log("val/loss", loss, on_epoch=True, prog_bar=True, sync_dist=True, batch_size=len(batch["input_ids"]))
         return loss
 

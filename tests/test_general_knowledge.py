@@ -1,0 +1,34 @@
+"""The general-knowledge forgetting probe: the shipped fixture and the exact judge."""
+
+from __future__ import annotations
+
+import pytest
+
+from scoreqa.data.general_knowledge import is_correct, load_probe, normalise, probe_accuracy
+
+
+def test_fixture_has_at_least_100_unique_questions_in_four_categories():
+    questions = load_probe()
+    assert len(questions) == 105 and len({q.id for q in questions}) == 105
+    assert {q.category for q in questions} == {"capitals", "chemical_symbols", "arithmetic", "dates"}
+    by_text = {q.question: q.answer for q in questions}
+    assert by_text["What is the capital of Australia?"] == "Canberra"
+    assert by_text["What is 12 × 12?"] == "144"
+    assert by_text["What is the chemical symbol of tungsten?"] == "W"
+
+
+@pytest.mark.parametrize(("prediction", "answer", "expected"), [
+    ("Paris", "Paris", True), ("paris.", "Paris", True), ("The Paris", "Paris", True),
+    ("Paris is the capital of France.", "Paris", False), ("Reykjavík", "Reykjavik", True),
+    ("144\nbecause 12 times 12", "144", True), ("1444", "144", False),
+    ("Fe", "Fe", True), ("FE", "Fe", False), ("co", "Co", False), ("", "Paris", False)])
+def test_exact_judge_with_light_normalisation(prediction, answer, expected):
+    assert is_correct(prediction, answer) is expected
+
+
+def test_normalise_and_accuracy_order():
+    assert normalise("  The Buenos Aires! ") == "buenos aires"
+    questions = load_probe()[:2]
+    assert probe_accuracy([questions[0].answer, "nope"], questions) == [True, False]
+    with pytest.raises(ValueError):
+        probe_accuracy(["x"], questions)
