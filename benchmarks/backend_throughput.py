@@ -41,8 +41,7 @@ def _requests(n: int, data_root: str):
     register_resolvers()
     with initialize_config_dir(config_dir=str(REPO / "conf"), version_base="1.3"):
         cfg = compose("evaluate", ["data=msu", "modality=title", "data.split=all", f"paths.data_root={data_root}"])
-    data = {k: v for k, v in cfg.data.items() if k != "too_long"}
-    benchmark = instantiate(data, _convert_="all")
+    benchmark = instantiate(cfg.data, _convert_="all")
     split = benchmark.load(needs=("title",))
     return PromptBuilder(benchmark.templates, ModalitySpec.from_config(cfg.modality), "single").requests(split)[:n]
 

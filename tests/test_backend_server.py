@@ -74,7 +74,7 @@ def server(smollm2_config, tmp_path_factory):
 def msu_requests(compose, data_root: Path):
     """The first test score's 12 MSU-Bench questions, title only, one per request (the paper's prompts)."""
     cfg = compose("evaluate", ["data=msu", "modality=title", "data.limit=1", f"paths.data_root={data_root}"])
-    benchmark = instantiate({k: v for k, v in cfg.data.items() if k != "too_long"}, _convert_="all")
+    benchmark = instantiate(cfg.data, _convert_="all")
     split = benchmark.load(needs=("title",))
     return PromptBuilder(benchmark.templates, ModalitySpec.from_config(cfg.modality), "single").requests(split)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from scoreqa.corpus import BUILD_VERSION, DEFAULT_LIMIT
-from scoreqa.data.benchmark import Benchmark
+from scoreqa.data.benchmark import Benchmark, check_too_long
 from scoreqa.data.pages import sorted_pages
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 from scoreqa.data.selection import select
@@ -31,7 +31,8 @@ class CorpusBench(Benchmark):
     def __init__(self, name: str = "corpus", root: str = ".cache/corpus", build_limit: int | None = DEFAULT_LIMIT,
                  build_seed: int = 0, auto_build: bool = True, split: str = "test", split_seed: int = 0,
                  limit: int | None = None, skip_missing: bool = False, max_abc_chars: int | None = None,
-                 templates: Mapping[str, str] | None = None) -> None:
+                 templates: Mapping[str, str] | None = None, too_long: str = "fail") -> None:
+        self.too_long = check_too_long(too_long)
         """``build_limit``: scores to build; ``0`` = every usable piece; ``None`` = the build already in
         ``root`` (its manifest's limit, so evaluate reads what train built), else ``DEFAULT_LIMIT``.
         ``max_abc_chars``: leave out longer pieces (``None`` = any length; ``data=corpus`` sets 8,000)."""

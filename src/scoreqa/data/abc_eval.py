@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from scoreqa.data.benchmark import Benchmark
+from scoreqa.data.benchmark import Benchmark, check_too_long
 from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.columns import blank_to_none, find_column
 from scoreqa.data.records import BenchmarkSplit, Question, Score
@@ -90,7 +90,8 @@ class ABCEvalBench(Benchmark):
                  subtasks: Sequence[str] | None = None, check_counts: bool = True,
                  categories: Mapping[str, Sequence[str]] | None = None,
                  output_templates: Mapping[str, str] | None = None, templates: Mapping[str, str] | None = None,
-                 split_seed: int = 0) -> None:
+                 split_seed: int = 0, too_long: str = "fail") -> None:
+        self.too_long = check_too_long(too_long)
         if split not in ("all", "test"):
             raise ValueError(f"ABC-Eval is a test-only benchmark: data.split must be 'all' (or its synonym 'test'), "
                              f"got {split!r}")

@@ -4,7 +4,9 @@ A benchmark is the object ``conf/data/X.yaml`` instantiates. It must
 
 * ``load(needs)``: return the :class:`BenchmarkSplit` of the configured split, with the score inputs the
   modality ``needs`` ("abc", "pages", "title");
-* have ``name`` and ``templates`` (prompt template names; see ``conf/data/msu.yaml``).
+* have ``name`` and ``templates`` (prompt template names; see ``conf/data/msu.yaml``);
+* take ``too_long`` (``data.too_long``: ``fail`` | ``skip``), what the run does with a request over the model's
+  context window (``scoreqa.evaluation.context_check``).
 
 It may override, each with a working default:
 
@@ -30,6 +32,7 @@ class Benchmark(ABC):
     name: str = "benchmark"
     templates: Mapping[str, str] = {}
     evaluates_itself: bool = False
+    too_long: str = "fail"
 
     @abstractmethod
     def load(self, needs: Iterable[str]) -> BenchmarkSplit:
@@ -50,6 +53,12 @@ class Benchmark(ABC):
 
     def run(self, cfg: Any, run_dir: Path) -> tuple[Scores, int]:
         raise NotImplementedError(f"{type(self).__name__} is evaluated by the runner (evaluates_itself is False)")
+
+
+def check_too_long(policy: str) -> str:
+    if policy not in ("fail", "skip"):
+        raise ValueError(f"data.too_long must be fail or skip; got {policy!r}")
+    return policy
 
 
 def check_limit(limit: int | None, name: str = "data.limit") -> int | None:

@@ -26,7 +26,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from scoreqa.data.benchmark import Benchmark
+from scoreqa.data.benchmark import Benchmark, check_too_long
 from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.columns import blank_to_none
 from scoreqa.data.records import BenchmarkSplit, Question, Score
@@ -104,7 +104,8 @@ class BoYaEvalBench(Benchmark):
                  split: str = "all", limit: int | None = None, tasks: Sequence[int] = TASKS,
                  fewshot: Mapping[str, int] | None = None, fewshot_seed: int = 0,
                  templates: Mapping[str, str] | None = None, bleu_tokenize: str = "zh",
-                 bertscore: Mapping[str, Any] | None = None, split_seed: int = 0) -> None:
+                 bertscore: Mapping[str, Any] | None = None, split_seed: int = 0, too_long: str = "fail") -> None:
+        self.too_long = check_too_long(too_long)
         if split not in ("all", "test"):
             raise ValueError(f"BoYaEval is a test-only benchmark: data.split must be 'all' (or 'test'), got {split!r}")
         self.name, self.split, self.root, self.cache_dir = name, split, Path(root), Path(cache_dir)

@@ -17,7 +17,7 @@ from typing import Callable, Collection, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from scoreqa.data.benchmark import Benchmark, check_limit
+from scoreqa.data.benchmark import Benchmark, check_limit, check_too_long
 from scoreqa.data.columns import blank_to_none, find_column
 from scoreqa.data.msu_excluded import resolve as resolve_exclusions
 from scoreqa.data.msu_hf import read_hf_release
@@ -125,7 +125,9 @@ class MSUBench(Benchmark):
     def __init__(self, name: str = "msu", root: str | None = None, tables_dir: str | None = None,
                  score_dir: str | None = None, cache_dir: str = ".cache/msu", split: str = "test",
                  split_seed: int = 0, limit: int | None = None, skip_missing: bool = False,
-                 templates: Mapping[str, str] | None = None, exclude_scores: str | Sequence[str] | None = None) -> None:
+                 templates: Mapping[str, str] | None = None, exclude_scores: str | Sequence[str] | None = None,
+                 too_long: str = "fail") -> None:
+        self.too_long = check_too_long(too_long)
         self.name, self.split, self.split_seed = name, split, split_seed
         self.templates = dict(templates or {})
         self.root = Path(root) if root else None

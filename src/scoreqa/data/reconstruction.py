@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping, Sequence
 
 from scoreqa.corpus.bench import CorpusBench
-from scoreqa.data.benchmark import Benchmark
+from scoreqa.data.benchmark import Benchmark, check_too_long
 from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.records import BenchmarkSplit, Question, Score
 
@@ -26,7 +26,9 @@ class ReconstructionBench(Benchmark):
 
     def __init__(self, name: str = "reconstruction", root: str = ".cache/corpus", build_limit: int | None = 30,
                  build_seed: int = 0, auto_build: bool = True, max_pages: int = 1, limit: int | None = None,
-                 split: str = "all", templates: Mapping[str, str] | None = None, split_seed: int = 0) -> None:
+                 split: str = "all", templates: Mapping[str, str] | None = None, split_seed: int = 0,
+                 too_long: str = "fail") -> None:
+        self.too_long = check_too_long(too_long)
         if split not in ("all", "test"):
             raise ValueError(f"the reconstruction diagnostic has no train/val part: data.split must be 'all', "
                              f"got {split!r}")

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import pandas as pd
 
 from scoreqa.data.abc_eval import parse_list_literal
-from scoreqa.data.benchmark import Benchmark
+from scoreqa.data.benchmark import Benchmark, check_too_long
 from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.data.columns import blank_to_none, find_column
 from scoreqa.data.records import BenchmarkSplit, Question, Score
@@ -55,7 +55,8 @@ class WildScoreBench(Benchmark):
     def __init__(self, name: str = "wildscore", root: str = "", csv_name: str = "data.csv",
                  images_dir: str = "images", split: str = "all", limit: int | None = None,
                  modes: Sequence[str] = MODES, skip_missing: bool = False,
-                 templates: Mapping[str, str] | None = None, split_seed: int = 0) -> None:
+                 templates: Mapping[str, str] | None = None, split_seed: int = 0, too_long: str = "fail") -> None:
+        self.too_long = check_too_long(too_long)
         if split not in ("all", "test"):
             raise ValueError(f"WildScore is a test-only benchmark: data.split must be 'all' (or 'test'), got {split!r}")
         unknown = [m for m in modes if m not in MODES]

@@ -46,9 +46,7 @@ def scrub_hydra_dir(hydra_dir: Path) -> None:
 
 def _instantiate_benchmark(cfg: DictConfig) -> Benchmark:
     check_limit(cfg.data.get("limit"))
-    data = OmegaConf.to_container(cfg.data, resolve=True)
-    data.pop("too_long", None)  # the run's context-window policy, not the benchmark's
-    benchmark = instantiate(data, _convert_="all")
+    benchmark = instantiate(cfg.data, _convert_="all")
     if not isinstance(benchmark, Benchmark):
         raise TypeError(f"data={cfg.data.get('name')}: {type(benchmark).__name__} is not a "
                         "scoreqa.data.benchmark.Benchmark (see that module for what a benchmark provides)")
@@ -100,8 +98,7 @@ def _evaluate_split(cfg: DictConfig, benchmark: Benchmark, run_dir: Path, starte
     backend.bind_split(split)
     judge = instantiate(cfg.judge, _convert_="all")
 
-    outcome = run_evaluation(split, builder, backend, judge, run_dir,
-                             too_long=str(cfg.data.get("too_long", "fail")))
+    outcome = run_evaluation(split, builder, backend, judge, run_dir, too_long=benchmark.too_long)
     outcome.usage["invocation_seconds"] = round(time.perf_counter() - started, 3)  # loading + generation + judging
     records = outcome.records
     scores = benchmark.metrics(records, cfg.bootstrap_resamples) if records else Scores("none", None)

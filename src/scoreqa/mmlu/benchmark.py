@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 from omegaconf import DictConfig
 
-from scoreqa.data.benchmark import Benchmark
+from scoreqa.data.benchmark import Benchmark, check_too_long
 from scoreqa.metrics.record import Estimate, Scores
 from scoreqa.mmlu.layout import require_files
 from scoreqa.mmlu.subjects import CATEGORIES, SUBJECTS
@@ -39,7 +39,8 @@ class MMLUBenchmark(Benchmark):
 
     def __init__(self, name: str = "mmlu", root: str | None = None, subjects: Sequence[str] | None = None,
                  num_fewshot: int = 5, limit: int | None = None, batch_size: int = 8, device: str = "auto",
-                 apply_chat_template: bool = False, base_run: str | None = None) -> None:
+                 apply_chat_template: bool = False, base_run: str | None = None, too_long: str = "fail") -> None:
+        self.too_long = check_too_long(too_long)
         unknown = sorted(set(subjects or ()) - set(SUBJECTS))
         if unknown:
             raise ValueError(f"data.subjects: unknown MMLU subject(s) {unknown}; see scoreqa.mmlu.subjects.SUBJECTS")
