@@ -80,6 +80,11 @@ class MockOpenAIServer:
                 pass
 
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                if not self.path.rstrip("/").endswith("/chat/completions"):  # e.g. vLLM's /tokenize: a hosted API's 404
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
                 with owner._lock:
                     n = len(owner.requests)
