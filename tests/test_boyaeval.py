@@ -208,7 +208,10 @@ def test_task2_reported_per_track_and_notation_as_the_paper_does(release, tmp_pa
     for q in split.questions:  # recognition answered right (with the E.2 label), translation answered wrong
         output = f"Notation: {q.reference}" if q.meta["notation_key"] != "jianzipu" else "不知道"
         records.append(QuestionRecord(q.id, q.score_id, q.level, q.text, q.reference, output, output))
-    task2 = b.metrics(records)["tasks"]["task2"]
+    scores = b.metrics(records)
+    task2 = scores.details["tasks"]["task2"]
+    assert scores.groups["text_overlap_by_track_and_notation"]["task2/tracks/recognition/bleu4"].value == \
+        pytest.approx(100.0)
     assert task2["tracks"]["recognition"]["bleu4"] == pytest.approx(100.0) and task2["tracks"]["recognition"]["n"] == 6
     assert task2["tracks"]["translation"]["bleu4"] == pytest.approx(0.0) and task2["tracks"]["translation"]["n"] == 3
     assert set(task2["notations"]) == {"gongchepu", "jianzipu", "lulupu"}

@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 def test_submitit_local_multirun_then_report(tmp_path, cache_dir, tiny_qwen3):
     sweep = tmp_path / "sweep"
     subprocess.run([sys.executable, "evaluate.py", "-m", "hydra/launcher=submitit_local", "data=msu", "modality=title",
-                    "data.limit=1",
+                    "data.limit=1", "model=tiny-qwen3", "sampling=paper", "judge=exact",
                     "prompt=single,batched", "logger=none", "sampling.max_new_tokens=16", "bootstrap_resamples=500",
                     f"hydra.sweep.dir={sweep}"], cwd=REPO, check=True, capture_output=True, text=True, timeout=600)
     runs = sorted((p.parent for p in sweep.glob("**/metrics.json")), key=lambda p: "batched" in p.name)

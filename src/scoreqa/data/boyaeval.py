@@ -233,7 +233,13 @@ class BoYaEvalBench(Benchmark):
 
         d = boyaeval_metrics(records, self._questions, self.bleu_tokenize, self.bertscore)
         choice = {k: Estimate(v["accuracy"], n=v["n"]) for k, v in d["tasks"].items() if "accuracy" in v}
-        overlap = {f"{k}/{m}": Estimate(v[m], n=v["n"]) for k, v in d["tasks"].items() if "accuracy" not in v
-                   for m in v if m != "n"}
+        text = {k: v for k, v in d["tasks"].items() if "accuracy" not in v}
+        overlap = {f"{k}/{m}": Estimate(x, n=v["n"]) for k, v in text.items() for m, x in v.items()
+                   if isinstance(x, (int, float)) and m != "n"}
+        # Task 2 as the paper's Table 6 reports it: per track (recognition / translation) and per notation
+        per_group = {f"{k}/{part}/{name}/{m}": Estimate(x, n=g.get("n")) for k, v in text.items()
+                     for part in ("tracks", "notations") for name, g in (v.get(part) or {}).items()
+                     for m, x in g.items() if isinstance(x, (int, float)) and m != "n"}
         headline = round(mean(s.value for s in choice.values()), 2) if choice else None
-        return Scores("mean_choice_accuracy", headline, {"task": choice, "text_overlap": overlap}, details=d)
+        return Scores("mean_choice_accuracy", headline, {"task": choice, "text_overlap": overlap,
+                                                         "text_overlap_by_track_and_notation": per_group}, details=d)
