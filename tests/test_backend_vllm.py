@@ -142,7 +142,8 @@ def test_paper_sampling_runs_and_is_seeded_as_the_platform_allows(engine, msu_re
 def test_evaluate_py_runs_backend_vllm_with_the_adapter(tmp_path, adapter, data_root, cache_dir, msu_requests,
                                                         hf_answers):
     """The real entry point (its engine workers are spawned) caches the HF backend's answers."""
-    overrides = ["data=msu", "modality=title", "backend=vllm", f"model.adapter={adapter}", "sampling=greedy",
+    overrides = ["data=msu", "modality=title", "backend=vllm", "model=tiny-qwen3", f"model.adapter={adapter}",
+                 "sampling=greedy",
                  "sampling.max_new_tokens=24", "data.limit=1", "logger=none", "bootstrap_resamples=100",
                  "backend.enforce_eager=true",
                  "+backend.engine_kwargs.max_model_len=2048", f"paths.data_root={data_root}",
