@@ -34,7 +34,11 @@ def test_train_py_leaves_a_loadable_adapter_and_prints_how_to_evaluate_it(compos
         left_out = [d for d in summary["dropped_too_long_scores"] + summary["skipped_missing_input_scores"]
                     if d["split"] == split]
         assert summary[f"n_{split}_scores"] + len(left_out) == len(assignment[split]) > 0
-    assert json.loads((adapter / "training_state.json").read_text())["global_step"] == 5
+    # the exported adapter is the lowest-val/loss one when validation ran, else the last step
+    expected = summary["best_val_step"] if summary["validated"] else summary["global_step"]
+    assert summary["adapter_selected_by"] == ("lowest val/loss" if summary["validated"] else
+                                              "last step (no validation ran)")
+    assert json.loads((adapter / "training_state.json").read_text())["global_step"] == expected
     assert (run_dir / "loss_curve.png").stat().st_size > 0 and (run_dir / "split.json").exists()
     history = json.loads((run_dir / "loss_history.json").read_text())
     assert [step for step, _ in history["train"]] == [1, 2, 3, 4, 5]
