@@ -10,8 +10,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from scoreqa.backends.base import Backend, ChatRequest, Completion
-
-POLICIES = ("fail", "skip")
+from scoreqa.data.benchmark import check_too_long
 
 
 class TooLongError(ValueError):
@@ -21,8 +20,7 @@ class TooLongError(ValueError):
 def screen(requests: Sequence[ChatRequest], backend: Backend, policy: str,
            describe: Callable[[ChatRequest], str]) -> tuple[list[ChatRequest], list[Completion]]:
     """The requests to send, and a ``too_long`` completion for each one that does not fit."""
-    if policy not in POLICIES:
-        raise ValueError(f"data.too_long must be one of {POLICIES}; got {policy!r}")
+    check_too_long(policy)
     fits = backend.fits(requests) if requests else None
     if fits is None:
         return list(requests), []
