@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import torch
 from hydra.utils import instantiate
@@ -21,6 +21,7 @@ from scoreqa.data.records import BenchmarkSplit
 from scoreqa.prompts.builder import ModalitySpec, PromptBuilder
 from scoreqa.training.encoding import ExampleEncoder, collate
 from scoreqa.training.examples import TrainingExample, build_examples
+from scoreqa.training.packing import pack
 
 log = logging.getLogger(__name__)
 SPLITS = ("train", "val")
@@ -99,19 +100,51 @@ class EncodedExamples(Dataset):
         return self.encoder.encode(self.examples[index])
 
 
+class PackedScores(Dataset):
+    """One item per score: its examples encoded and packed into one sequence (``training/packing.py``)."""
+
+    def __init__(self, examples: list[TrainingExample], encoder: ExampleEncoder) -> None:
+        self.groups: list[list[TrainingExample]] = []
+        for example in examples:  # build_examples keeps a score's examples together
+            if self.groups and self.groups[-1][0].score_id == example.score_id:
+                self.groups[-1].append(example)
+            else:
+                self.groups.append([example])
+        self.encoder = encoder
+
+    def __len__(self) -> int:
+        return len(self.groups)
+
+    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
+        return pack([self.encoder.encode(e) for e in self.groups[index]])
+
+
+def _only(items: Sequence[dict[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
+    return items[0]
+
+
 class ScoreQADataModule(LightningDataModule):
+    """``pack``: one batch = one score's questions packed (batch_size must then be 1); else ``batch_size``
+    examples, right-padded."""
+
     def __init__(self, data: TrainingData, encoder: ExampleEncoder, batch_size: int = 1, num_workers: int = 0,
-                 shuffle: bool = True, seed: int = 0) -> None:
+                 shuffle: bool = True, seed: int = 0, pack: bool = False) -> None:
         super().__init__()
-        self.data, self.encoder = data, encoder
+        if pack and int(batch_size) != 1:
+            raise ValueError(f"training.pack_questions packs one score per batch: set training.batch_size=1 "
+                             f"(got {batch_size}) or training.pack_questions=false")
+        self.data, self.encoder, self.pack = data, encoder, pack
         self.batch_size, self.num_workers, self.shuffle, self.seed = int(batch_size), int(num_workers), shuffle, seed
 
     def _loader(self, split: str, shuffle: bool) -> DataLoader:
+        examples = self.data.examples[split]
+        dataset: Dataset = (PackedScores(examples, self.encoder) if self.pack
+                            else EncodedExamples(examples, self.encoder))
+        collate_fn = _only if self.pack else partial(collate, pad_token_id=self.encoder.tokenizer.pad_token_id)
         # the shuffle has its own seeded generator: the order must not depend on randomness drawn elsewhere
-        return DataLoader(EncodedExamples(self.data.examples[split], self.encoder), batch_size=self.batch_size,
-                          shuffle=shuffle, num_workers=self.num_workers,
+        return DataLoader(dataset, batch_size=self.batch_size, shuffle=shuffle, num_workers=self.num_workers,
                           generator=torch.Generator().manual_seed(self.seed) if shuffle else None,
-                          collate_fn=partial(collate, pad_token_id=self.encoder.tokenizer.pad_token_id))
+                          collate_fn=collate_fn)
 
     def train_dataloader(self) -> DataLoader:
         return self._loader("train", self.shuffle)

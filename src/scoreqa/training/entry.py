@@ -57,6 +57,18 @@ def use_gradient_checkpointing(setting: Any, longest_tokens: int, min_tokens: in
     return bool(setting)
 
 
+def use_packing(setting: Any, spec: ModelSpec, mode: str) -> bool:
+    """``auto``: pack a score's questions (``training/packing.py``) for text models in single-question mode,
+    the one layout where a score's examples share their prompt up to the question."""
+    possible = spec.kind != "vision_language" and mode == "single"
+    if setting == "auto":
+        return possible
+    if setting and not possible:
+        raise ValueError(f"training.pack_questions=true needs a text model and prompt=single (got model={spec.name}, "
+                         f"prompt mode {mode}): set training.pack_questions=auto or false")
+    return bool(setting)
+
+
 def evaluation_overrides(choices: dict[str, str], overrides: Sequence[str]) -> list[str]:
     """The group choices and value overrides that say what was trained, for ``evaluate.py``."""
     picked = [f"{group}={choices[group]}" for group in ("data", "model", "modality", "prompt") if group in choices]
@@ -128,15 +140,16 @@ def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None
     data = prepare_training_data(cfg.data, modality, cfg.prompt.mode, encoder, cfg.training.max_tokens)
     if data.all_score_ids is not None and rank_zero_only.rank == 0:
         write_split(run_dir / "split.json", data.all_score_ids, cfg.data.split_seed)
+    packed = use_packing(cfg.training.pack_questions, spec, cfg.prompt.mode)
     datamodule = ScoreQADataModule(data, encoder, cfg.training.batch_size, cfg.training.num_workers,
-                                   seed=int(cfg.seed))
+                                   seed=int(cfg.seed), pack=packed)
     checkpointing = use_gradient_checkpointing(cfg.training.gradient_checkpointing, data.longest_example_tokens,
                                                cfg.training.gradient_checkpointing_min_tokens)
     module = LoRAFineTuner(model=OmegaConf.to_container(cfg.model, resolve=True),
                            lora=OmegaConf.to_container(cfg.lora, resolve=True),
                            optim=OmegaConf.to_container(cfg.optim, resolve=True),
                            adapt_vision=adapt_vision_tower(cfg.lora.adapt_vision, modality, spec),
-                           gradient_checkpointing=checkpointing, seed=int(cfg.seed))
+                           gradient_checkpointing=checkpointing, seed=int(cfg.seed), packed=packed)
 
     has_val = bool(data.examples["val"])
     export, history = AdapterExport(run_dir / "adapter", MONITOR), LossCurve(run_dir, MONITOR)
@@ -162,6 +175,7 @@ def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None
         "validated": export.best is not None,
         "adapter_selected_by": "lowest val/loss" if export.best is not None else "last step (no validation ran)",
         "gradient_checkpointing": checkpointing,
+        "packed_questions": packed,
         "first_train_loss": history.train[0][1] if history.train else None,
         "last_train_loss": history.train[-1][1] if history.train else None,
         "adapter": str(run_dir / "adapter"),

@@ -20,17 +20,21 @@ from scoreqa.models.loading import ensure_available, resolve_dtype
 from scoreqa.models.spec import ModelSpec
 from scoreqa.training.lora import check_targets, lora_config
 from scoreqa.training.loss import answer_loss
+from scoreqa.training.packing import n_packed_questions, packed_answer_loss
 from scoreqa.training.schedule import cosine_with_warmup
 
 
 class LoRAFineTuner(LightningModule):
     def __init__(self, model: Mapping[str, Any], lora: Mapping[str, Any], optim: Mapping[str, Any],
-                 adapt_vision: bool, gradient_checkpointing: bool = False, seed: int = 0) -> None:
+                 adapt_vision: bool, gradient_checkpointing: bool = False, seed: int = 0,
+                 packed: bool = False) -> None:
         super().__init__()
         self.save_hyperparameters()
         self.spec = ModelSpec.from_config(model)
         self.lora_settings, self.optim_settings = dict(lora), dict(optim)
         self.adapt_vision, self.gradient_checkpointing, self.seed = adapt_vision, gradient_checkpointing, seed
+        self.loss_function = packed_answer_loss if packed else answer_loss
+        self.packed = packed
         self.model: torch.nn.Module | None = None
         self.strict_loading = False  # checkpoints hold the adapter only; the base comes from name_or_path
         self._deepspeed_config_ref: Any = None
@@ -87,19 +91,23 @@ class LoRAFineTuner(LightningModule):
             self._deepspeed_config_ref = None
 
     def forward(self, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
-        """The answer-token loss, the LM head run on the answer positions only (``training/loss.py``)."""
-        return answer_loss(self.model, batch)
+        """The answer-token loss, the LM head run on the answer positions only (``training/loss.py``), per
+        question of a packed score when packing (``training/packing.py``)."""
+        return self.loss_function(self.model, batch)
+
+    def questions_in(self, batch: Mapping[str, torch.Tensor]) -> int:
+        return n_packed_questions(batch) if self.packed else len(batch["input_ids"])
 
     def training_step(self, batch: Mapping[str, torch.Tensor], batch_idx: int) -> dict[str, torch.Tensor]:
         loss = self(batch)
-        size = len(batch["input_ids"])
+        size = self.questions_in(batch)
         self.log("train/loss", loss, on_step=True, on_epoch=True, prog_bar=True, batch_size=size)
         self.log("train/lr", self.optimizers().param_groups[0]["lr"], on_step=True, batch_size=size)
         return {"loss": loss, "raw_loss": loss.detach()}  # Lightning divides "loss" by the accumulation
 
     def validation_step(self, batch: Mapping[str, torch.Tensor], batch_idx: int) -> torch.Tensor:
         loss = self(batch)
-        self.log("val/loss", loss, on_epoch=True, prog_bar=True, sync_dist=True, batch_size=len(batch["input_ids"]))
+        self.log("val/loss", loss, on_epoch=True, prog_bar=True, sync_dist=True, batch_size=self.questions_in(batch))
         return loss
 
     def configure_optimizers(self) -> dict[str, Any]:
