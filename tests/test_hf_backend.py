@@ -73,3 +73,41 @@ def test_tiny_builder_never_overwrites_a_foreign_folder(tmp_path):
     with pytest.raises(FileExistsError, match="not a tiny model built by scoreqa"):
         build_tiny_model("qwen3", tmp_path)
     assert (tmp_path / "config.json").read_text() == "{}"
+
+
+def _score_requests():
+    """Two "scores" of a few hundred tokens with three questions each, and one unrelated request."""
+    requests = []
+    for s, tune in enumerate(["|:A|dfe dcB|AFA d2:|" * 25, "|G2 B d2 g|f2 e d2 c|" * 25]):
+        for q, question in enumerate(PROMPTS[:3]):
+            text = f"Here is a piece of music in ABC notation:\nX:{s}\nK:D\n{tune}\nQuestion:\n{question}"
+            requests.append(ChatRequest(f"s{s}q{q}", ({"role": "user", "content": text},), (f"s{s}q{q}",)))
+    return [*requests, _requests()[0]]
+
+
+def test_shared_prefix_batches_give_the_same_greedy_output_and_token_counts(tiny_qwen3, monkeypatch):
+    import scoreqa.backends.hf as hf
+
+    shared, original = [], hf.decode_pruned
+
+    def recording(*args, **kwargs):
+        shared.append(kwargs["shared_prefix"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(hf, "decode_pruned", recording)
+    model = {"name": "tiny", "name_or_path": str(tiny_qwen3), "dtype": "float32", "enable_thinking": False}
+    runs = {}
+    for min_shared in (256, 0):
+        backend = HFBackend(model, {"max_new_tokens": 12, "do_sample": False}, batch_size=4,
+                            min_shared_prefix_tokens=min_shared, device="cpu")
+        runs[min_shared] = {c.key: c for batch in backend.generate(_score_requests()) for c in batch}
+        tokens = {r.key: len(backend.tokenizer(backend.prompt_text(r), add_special_tokens=False).input_ids)
+                  for r in _score_requests()}
+        assert {k: c.input_tokens for k, c in runs[min_shared].items()} == tokens  # the whole prompt, pads not
+        usage = backend.usage()
+        assert usage["requests"] == 7 and usage["input_tokens"] == sum(tokens.values())
+        assert usage["output_tokens"] == sum(c.output_tokens for c in runs[min_shared].values())
+    assert min(tokens.values()) < 256 < min(tokens[r.key] for r in _score_requests()[:6])
+    assert sorted(s > 256 for s in shared[:3]) == [False, True, True]  # one batch per score, the lone request alone
+    assert shared[3:] == [0, 0]  # min_shared_prefix_tokens=0: length-sorted batches of 4 and 3
+    assert {k: c.text for k, c in runs[256].items()} == {k: c.text for k, c in runs[0].items()}

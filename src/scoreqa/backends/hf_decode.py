@@ -5,6 +5,12 @@
 cache rows are dropped with ``DynamicCache.batch_select_indices``) as soon as it emits an end token. Greedy
 decoding computes exactly what ``generate`` computes (same positions, masks and argmax), so answers do not
 change; sampling applies transformers' own temperature / top-k / top-p warpers in ``generate``'s order.
+
+Rows that share a prompt prefix (the questions about one score, see
+:mod:`~scoreqa.backends.prefix_groups`) are laid out as ``[prefix][pads][suffix]``: the prefix is prefilled
+once at batch size 1, its KV cache repeated to every row, then the suffixes are prefilled together. With
+``position_ids = cumsum(mask) - 1`` every real token keeps the position it has without padding, and the pads
+(mask 0) are never attended to, so greedy answers stay ``generate``'s. Left padding is the case of an empty prefix.
 """
 
 from __future__ import annotations
@@ -39,18 +45,33 @@ def _sampler(do_sample: bool, temperature: float, top_k: int, top_p: float):
     return sample
 
 
+def pad_between(prompts: Sequence[Sequence[int]], shared: int, pad_token_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``input_ids`` and ``attention_mask`` laid out ``[first shared tokens][pads][rest of the prompt]``."""
+    width = max(len(p) for p in prompts)
+    rows = [[*p[:shared], *[pad_token_id] * (width - len(p)), *p[shared:]] for p in prompts]
+    mask = [[1] * shared + [0] * (width - len(p)) + [1] * (len(p) - shared) for p in prompts]
+    return torch.tensor(rows), torch.tensor(mask)
+
+
 @torch.inference_mode()
 def decode_pruned(model: torch.nn.Module, input_ids: torch.Tensor, attention_mask: torch.Tensor, *,
-                  max_new_tokens: int, eos_token_ids: Sequence[int], do_sample: bool = False,
+                  max_new_tokens: int, eos_token_ids: Sequence[int], shared_prefix: int = 0, do_sample: bool = False,
                   temperature: float = 1.0, top_k: int = 50, top_p: float = 1.0) -> list[list[int]]:
-    """New token ids per row of a left-padded batch (each ends with its end token, if it emitted one)."""
+    """New token ids per row of a :func:`pad_between` batch (each ends with its end token, if it emitted one):
+    the first ``shared_prefix`` tokens, the same in every row, are prefilled once; 0 = a left-padded batch."""
     pick = _sampler(do_sample, temperature, top_k, top_p)
     eos = torch.tensor(list(eos_token_ids), device=input_ids.device)
     position_ids = attention_mask.long().cumsum(-1) - 1
     position_ids.masked_fill_(attention_mask == 0, 1)
-    out = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids, use_cache=True,
-                logits_to_keep=1)
     cache_argument = _cache_argument(model)
+    reuse: dict[str, Any] = {}
+    if shared_prefix:
+        out = model(input_ids=input_ids[:1, :shared_prefix], position_ids=position_ids[:1, :shared_prefix],
+                    use_cache=True, logits_to_keep=1)
+        _cache_of(out).batch_repeat_interleave(input_ids.shape[0])
+        reuse = {cache_argument: _cache_of(out)}
+    out = model(input_ids=input_ids[:, shared_prefix:], attention_mask=attention_mask,
+                position_ids=position_ids[:, shared_prefix:], use_cache=True, logits_to_keep=1, **reuse)
     cache, logits = _cache_of(out), out.logits[:, -1, :].float()
     sequences = input_ids  # warpers that look at the ids (none of ours do) see each live row's history
     alive = torch.arange(input_ids.shape[0], device=input_ids.device)

@@ -1,7 +1,7 @@
 """Token ids and answer-only labels for training examples, encoded exactly as evaluation encodes prompts.
 
 The prompt is rendered by ``render_chat`` (the function ``HFBackend.prompt_text`` uses) and tokenized
-with the same processor call as ``HFBackend._encode``; the answer and the end-of-turn token follow.
+as ``HFBackend._encode`` tokenizes it; the answer and the end-of-turn token follow.
 Labels are -100 on every prompt position, so the loss covers the answer tokens only.
 """
 
