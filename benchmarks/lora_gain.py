@@ -1,10 +1,12 @@
 """Does LoRA make SmolLM2-135M better on scores it never saw? Base vs adapter on the corpus test split.
 
-    python benchmarks/lora_gain.py --out logs/lora_gain [--build-limit 200] [--corpus-root DIR] [--modalities abc title]
+    python benchmarks/lora_gain.py --out logs/lora_gain [--modalities abc title] [--max-new-tokens 64]
 
 For each modality (``abc``: the score as ABC; ``title``: the title only, the paper's Table 4 logic), trains
-``experiment=smollm2_lora_corpus[_title]`` on the train split, then evaluates the base model and the adapter on
-the test split with the same prompts, greedy decoding and the rule judge. The report (``scoreqa.report``) has
+``experiment=smollm2_lora_corpus[_title]`` on the train split of its corpus (100 short public-domain pieces,
+built on first use), then evaluates the base model and the adapter on the test split with the same prompts,
+greedy decoding (``--max-new-tokens`` for both: the references are a few words, and the base model otherwise
+rambles to 512 tokens) and the rule judge. The report (``scoreqa.report``) has
 per-level accuracy with bootstrap CIs, LSR with Wilson CIs, and each base/adapter pair's paired bootstrap CI of
 the difference with McNemar's p. Forgetting: the general-knowledge probe (``scoreqa.data.general_knowledge``,
 a proxy for the paper's Table 6 MMLU check, not MMLU) for the base model and each adapter.
@@ -18,7 +20,10 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from omegaconf import OmegaConf
 
 REPO = Path(__file__).resolve().parents[1]
 EXPERIMENTS = {"abc": "smollm2_lora_corpus", "title": "smollm2_lora_corpus_title"}
@@ -79,23 +84,25 @@ def probe_section(results: dict[str, dict[str, bool]]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=REPO / "logs" / "lora_gain")
-    parser.add_argument("--build-limit", type=int, default=20, help="scores in the corpus (data.build_limit)")
-    parser.add_argument("--corpus-root", type=Path, default=None, help="data.root of the corpus (default: the cache)")
+    parser.add_argument("--max-new-tokens", type=int, default=64, help="answer budget of every evaluation")
     parser.add_argument("--modalities", nargs="+", choices=sorted(EXPERIMENTS), default=["abc", "title"])
     parser.add_argument("--train-override", action="append", default=[], help="extra train.py override")
     parser.add_argument("--no-probe", action="store_true", help="skip the general-knowledge probe")
     args = parser.parse_args()
+    began = time.perf_counter()
     out = args.out.resolve()
     os.environ.setdefault("WANDB_MODE", "disabled")
-    data = [f"data.build_limit={args.build_limit}"] + ([f"data.root={args.corpus_root.resolve()}"]
-                                                       if args.corpus_root else [])
-    evaluation = ["model=smollm2-135m", "data=corpus", "data.split=test", "prompt=single", "sampling=greedy",
-                  "judge=rules", "logger=none", *data]
     run_dirs, adapters = [], {}
     for modality in args.modalities:
         train_dir = out / f"train-{modality}"
-        run("train.py", [f"experiment={EXPERIMENTS[modality]}", "logger=none", *data, *args.train_override,
+        run("train.py", [f"experiment={EXPERIMENTS[modality]}", "logger=none", *args.train_override,
                          f"hydra.run.dir={train_dir}"])
+        # the data config the adapter was trained on (corpus root, build limit, score length), test split
+        data = OmegaConf.load(train_dir / "config.yaml").data
+        evaluation = ["model=smollm2-135m", "data=corpus", "data.split=test", "prompt=single", "sampling=greedy",
+                      f"sampling.max_new_tokens={args.max_new_tokens}", "judge=rules", "logger=none",
+                      f"data.root={data.root}", f"data.build_limit={data.build_limit}",
+                      f"data.max_abc_chars={data.max_abc_chars}"]
         adapters[modality] = train_dir / "adapter"
         for name, extra in (("base", []), ("lora", [f"model.adapter={adapters[modality]}"])):
             run_dir = out / f"eval-{modality}-{name}"
@@ -109,14 +116,15 @@ def main() -> None:
     unique_labels(runs)
     report = build_report(runs, out / "report")
     if not args.no_probe:
-        from omegaconf import OmegaConf
-
         model_dir = OmegaConf.load(run_dirs[0] / "config.yaml").model.name_or_path
         probe = {"base": general_knowledge(model_dir, None)}
         probe.update({f"LoRA ({m})": general_knowledge(model_dir, a) for m, a in adapters.items()})
         with report.open("a", encoding="utf-8") as handle:
             handle.write("\n" + probe_section(probe))
-    print(f"report: {report}")
+    minutes = (time.perf_counter() - began) / 60
+    with report.open("a", encoding="utf-8") as handle:
+        handle.write(f"\nWall time of this benchmark (build, training, evaluations, probe): {minutes:.1f} min.\n")
+    print(f"report: {report}\nwall time: {minutes:.1f} min")
 
 
 if __name__ == "__main__":

@@ -95,8 +95,12 @@ def test_cpu_stand_in_runs_zero_steps_and_saves_adapter_only(zero_runs, stage):
     weights = load_file(adapter / "adapter_model.safetensors")
     assert all(v.numel() > 0 for v in weights.values())
     assert any(k.endswith("lora_B.weight") and v.abs().sum() > 0 for k, v in weights.items())  # it trained
+    assert json.loads((adapter / "adapter_config.json").read_text())["r"] == 8
     model = load_model(ModelSpec.from_config({**cfg.model, "adapter": str(adapter)}), torch.device("cpu"))
-    assert model.peft_config["default"].r == 8
+    base = load_model(ModelSpec.from_config(cfg.model), torch.device("cpu"))
+    inputs = torch.randint(10, 2000, (1, 16))
+    with torch.no_grad():  # the merged adapter changes the model
+        assert not torch.equal(base(input_ids=inputs).logits, model(input_ids=inputs).logits)
 
 
 def test_zero3_trains_the_same_adapter_as_zero2(zero_runs):

@@ -48,7 +48,9 @@ def test_train_py_leaves_a_loadable_adapter_and_prints_how_to_evaluate_it(compos
     cfg = compose("evaluate", [f"paths.data_root={data_root}", "model=tiny-qwen3"])
     base = load_model(ModelSpec.from_config(cfg.model), torch.device("cpu"))
     adapted = load_model(ModelSpec.from_config({**cfg.model, "adapter": str(adapter)}), torch.device("cpu"))
-    assert adapted.peft_config["default"].r == 8 and adapted.peft_config["default"].lora_alpha == 16
+    saved = json.loads((adapter / "adapter_config.json").read_text())
+    assert saved["r"] == 8 and saved["lora_alpha"] == 16
+    assert not any("lora_" in name for name, _ in adapted.named_parameters())  # merged for generation
     inputs = torch.randint(10, 2000, (1, 16))
     with torch.no_grad():
         assert not torch.equal(base(input_ids=inputs).logits, adapted(input_ids=inputs).logits)

@@ -68,5 +68,7 @@ def load_model(spec: ModelSpec, device: torch.device) -> torch.nn.Module:
         if not (adapter / "adapter_config.json").exists() and adapter.exists():
             raise FileNotFoundError(f"model.adapter={adapter} has no adapter_config.json: pass the folder "
                                     "train.py wrote as <run dir>/adapter")
-        model = PeftModel.from_pretrained(model, str(adapter))
+        # merged into the base weights: generation then costs what the base model costs (an unmerged LoRA adds
+        # two small matmuls to every adapted projection at every step)
+        model = PeftModel.from_pretrained(model, str(adapter)).merge_and_unload()
     return model.to(device).eval()
