@@ -74,7 +74,8 @@ def zero_runs(compose, data_root, tiny_qwen3, tmp_path_factory):
 
 
 def _stand_in(data_root, stage: int, *extra: str) -> list[str]:
-    return [f"paths.data_root={data_root}", "data=msu", "modality=title", "model=tiny-qwen3", "logger=none",
+    return [f"paths.data_root={data_root}", "data=msu", "modality=title", "model=tiny-qwen3", "recipe=paper",
+            "logger=none",
             f"trainer=deepspeed_zero{stage}", f"trainer.strategy._target_={STAND_IN}", "trainer.accelerator=cpu",
             "trainer.devices=1", "trainer.precision=32-true", "trainer.accumulate_grad_batches=2",
             "trainer.num_sanity_val_steps=0", "data.limit=1", "optim.lr=1e-3", "optim.warmup_ratio=0",

@@ -19,7 +19,8 @@ from scoreqa.training.entry import train
 from scoreqa.training.module import LoRAFineTuner
 
 pytestmark = pytest.mark.slow
-MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3"]  # explicit: the defaults may move to another benchmark
+MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3", "recipe=paper"]  # explicit: the defaults may move
+# to another benchmark; the paper recipe trains one example per step
 
 
 def _train(compose, data_root, run_dir, overrides):
@@ -82,7 +83,9 @@ def test_checkpoints_hold_the_adapter_only_and_match_the_exported_adapter(overfi
     exported = load_model(spec, torch.device("cpu"))
     inputs = torch.randint(10, 2000, (1, 24))
     with torch.no_grad():
-        assert torch.equal(module.model.eval()(input_ids=inputs).logits, exported(input_ids=inputs).logits)
+        # the exported adapter is merged into the base weights for generation: equal up to float summation order
+        torch.testing.assert_close(exported(input_ids=inputs).logits, module.model.eval()(input_ids=inputs).logits,
+                                   rtol=1e-5, atol=1e-5)
 
 
 class _DropoutProbe(Callback):
