@@ -19,7 +19,7 @@ from scoreqa.training.module import LoRAFineTuner
 
 pytestmark = pytest.mark.slow
 MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3"]  # explicit: the defaults may move to another benchmark
-PAPER = "recipe=paper"  # training: one example per step
+PAPER = "schedule=paper"  # training: one example per step
 
 
 def test_saved_and_reloaded_adapter_gives_identical_logits(compose, data_root, tiny_qwen3, tmp_path):

@@ -193,3 +193,22 @@ def test_backend_sends_temperature_0_and_top_p_1_where_accepted(compose):
 def test_qwen25vl_pdf_abc_training_leaves_out_appendix_i_scores(composed):
     cells = {c["modality"]["name"]: c["data"]["exclude_scores"] for c in _grid(composed, "msu_fig5_lora_qwen25vl")}
     assert cells == {"pdf": None, "abc": None, "pdf_abc": "appendix_i"}
+
+
+def test_the_papers_training_experiments_train_with_the_papers_settings(composed):
+    """MSU-Bench's LoRA settings (schedule=paper): AdamW 5e-5, 10% warm-up, batch 1 x accumulation 16, 20 epochs,
+    one question per example; the embedded default's CPU schedule never leaks into them."""
+    training = [(name, job(cfg)) for name, _, cfg in composed if name.startswith("msu_fig5_lora_q")]
+    assert {name for name, _ in training} == {"msu_fig5_lora_qwen3", "msu_fig5_lora_qwen25vl"}
+    for name, plain in training:
+        settings = (plain["optim"]["lr"], plain["optim"]["warmup_ratio"], plain["trainer"]["max_epochs"],
+                    plain["trainer"]["accumulate_grad_batches"], plain["training"]["batch_size"],
+                    plain["training"]["pack_questions"], plain["lora"]["r"])
+        assert settings == (5e-5, 0.1, 20, 16, 1, False, 8), name
+
+
+def test_the_embedded_default_trains_on_abc_with_its_own_cpu_schedule(compose):
+    plain = OmegaConf.to_container(compose("train", []), resolve=True)
+    assert plain["model"]["name"] == "smollm2-135m" and plain["modality"]["name"] == "abc"
+    assert (plain["optim"]["lr"], plain["trainer"]["max_epochs"], plain["trainer"]["accumulate_grad_batches"],
+            plain["training"]["pack_questions"]) == (1e-3, 3, 1, "auto")

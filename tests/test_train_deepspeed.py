@@ -74,7 +74,7 @@ def zero_runs(compose, data_root, tiny_qwen3, tmp_path_factory):
 
 
 def _stand_in(data_root, stage: int, *extra: str) -> list[str]:
-    return [f"paths.data_root={data_root}", "data=msu", "modality=title", "model=tiny-qwen3", "recipe=paper",
+    return [f"paths.data_root={data_root}", "data=msu", "modality=title", "model=tiny-qwen3", "schedule=paper",
             "logger=none",
             f"trainer=deepspeed_zero{stage}", f"trainer.strategy._target_={STAND_IN}", "trainer.accelerator=cpu",
             "trainer.devices=1", "trainer.precision=32-true", "trainer.accumulate_grad_batches=2",

@@ -1,4 +1,4 @@
-"""The embedded default learns: ``python train.py`` (SmolLM2, corpus as ABC, CPU, recipe=smollm2_cpu) and then
+"""The embedded default learns: ``python train.py`` (SmolLM2, corpus as ABC, CPU, schedule=smollm2_cpu) and then
 ``python evaluate.py model.adapter=…`` beats ``python evaluate.py`` on the default test split, in the same
 judge and decoding, both evaluations with the default W&B logger in offline mode.
 

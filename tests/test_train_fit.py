@@ -19,8 +19,8 @@ from scoreqa.training.entry import train
 from scoreqa.training.module import LoRAFineTuner
 
 pytestmark = pytest.mark.slow
-MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3", "recipe=paper"]  # explicit: the defaults may move
-# to another benchmark; the paper recipe trains one example per step
+MSU_TITLE = ["data=msu", "modality=title", "model=tiny-qwen3", "schedule=paper"]  # explicit: the defaults may move
+# to another benchmark; the paper schedule trains one example per step
 
 
 def _train(compose, data_root, run_dir, overrides):

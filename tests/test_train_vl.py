@@ -46,7 +46,7 @@ def score_dir(tmp_path_factory, data_root) -> Path:
 
 def _cfg(compose, data_root, score_dir, modality, *extra):
     return compose("train", [f"paths.data_root={data_root}", "data=msu", f"data.score_dir={score_dir}", "model=tiny-qwen2.5-vl",
-                             f"modality={modality}", "data.limit=1", "logger=none", "recipe=paper", *extra])
+                             f"modality={modality}", "data.limit=1", "logger=none", "schedule=paper", *extra])
 
 
 def test_tiny_vl_processor_loads_offline_with_the_pil_image_processor(compose, data_root, score_dir, tiny_vl):
