@@ -4,9 +4,11 @@
 
 ``full``: the loss from the model's own ``labels`` (logits for every position, float32), no gradient
 checkpointing (the behaviour before the lean path). ``lean``: ``scoreqa.training.loss.answer_loss`` (LM head on
-the answer positions only) with gradient checkpointing, as ``train.py`` runs long inputs. Each measurement runs in
-its own process, so peaks never mix; a process above ``--limit-gb`` resident memory is killed and reported as
-"OOM > X GB" instead of taking the shared machine down. Peak = the process's max RSS on a CPU,
+the answer positions only) with gradient checkpointing and glibc's mmap threshold pinned
+(``scoreqa.training.host_memory``: freed activations leave resident memory), as ``train.py`` runs long inputs.
+Each measurement runs in its own process, so peaks never
+mix; a process above ``--limit-gb`` resident memory is killed and reported as "OOM > X GB" instead of taking
+the shared machine down. Peak = the process's max RSS on a CPU,
 ``torch.cuda.max_memory_allocated`` on a GPU. The example is random token ids with a 16-token answer at the end.
 """
 
@@ -32,6 +34,7 @@ def worker(path: str, tokens: int, steps: int, model_dir: str) -> dict:
     from transformers import AutoModelForCausalLM
 
     from scoreqa.training.encoding import IGNORE_INDEX
+    from scoreqa.training.host_memory import pin_mmap_threshold
     from scoreqa.training.lora import lora_config
     from scoreqa.training.loss import answer_loss
 
@@ -39,6 +42,7 @@ def worker(path: str, tokens: int, steps: int, model_dir: str) -> dict:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     base = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.float32).to(device)
     if path == "lean":
+        pin_mmap_threshold()
         base.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
         base.enable_input_require_grads()
     lora = {"r": 8, "alpha": 16, "dropout": 0.05,

@@ -15,11 +15,16 @@ GROUPS = (*LEVEL_KEYS, "overall")
 GROUP_NAMES = ("L1", "L2", "L3", "L4", "Overall")
 
 
-def _errors(values: Sequence[float], cis: Sequence[Sequence[float]]) -> np.ndarray:
-    """Asymmetric error bars (below, above) from intervals; NaN intervals draw no bar."""
-    low = [v - ci[0] if ci and ci[0] == ci[0] else 0.0 for v, ci in zip(values, cis)]
-    high = [ci[1] - v if ci and ci[1] == ci[1] else 0.0 for v, ci in zip(values, cis)]
-    return np.clip(np.array([low, high]), 0.0, None)
+def _number(value: float | None) -> float:
+    """``metrics.json`` writes null for a level without questions (no accuracy, no interval): NaN here."""
+    return float("nan") if value is None else float(value)
+
+
+def _errors(values: Sequence[float | None], cis: Sequence[Sequence[float | None] | None]) -> np.ndarray:
+    """Asymmetric error bars (below, above) from intervals; missing or NaN values and intervals draw no bar."""
+    bounds = [(_number(ci[0]), _number(ci[1])) if ci else (float("nan"), float("nan")) for ci in cis]
+    spans = [(_number(v) - lo, hi - _number(v)) for v, (lo, hi) in zip(values, bounds)]
+    return np.clip(np.nan_to_num(np.array(spans, dtype=float).T.reshape(2, len(values)), nan=0.0), 0.0, None)
 
 
 def _legend_below(ax, n_entries: int) -> None:
@@ -40,7 +45,7 @@ def accuracy_by_level(runs: Sequence[Run], path: Path) -> Path:
     width = 0.8 / max(1, len(runs))
     x = np.arange(len(GROUPS))
     for i, run in enumerate(runs):
-        values = [run.metrics["accuracy"].get(g, float("nan")) for g in GROUPS]
+        values = [_number(run.metrics["accuracy"].get(g)) for g in GROUPS]
         cis = [run.metrics.get("accuracy_ci95", {}).get(g) for g in GROUPS]
         ax.bar(x + (i - (len(runs) - 1) / 2) * width, values, width, yerr=_errors(values, cis), capsize=3,
                label=run.label)

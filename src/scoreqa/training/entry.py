@@ -19,6 +19,7 @@ from scoreqa.prompts.builder import ModalitySpec
 from scoreqa.training.callbacks import AdapterExport, LossCurve
 from scoreqa.training.datamodule import ScoreQADataModule, prepare_training_data
 from scoreqa.training.encoding import ExampleEncoder
+from scoreqa.training.host_memory import pin_mmap_threshold
 from scoreqa.training.module import LoRAFineTuner
 from scoreqa.training.wandb_resume import training_logger
 
@@ -124,6 +125,7 @@ def train(cfg: DictConfig, run_dir: Path, overrides: Sequence[str] | None = None
     if rank_zero_only.rank == 0:
         (run_dir / "config.yaml").write_text(OmegaConf.to_yaml(OmegaConf.create(plain)))
     pl.seed_everything(int(cfg.seed), workers=True)
+    pin_mmap_threshold()  # freed activations leave resident memory (training/host_memory.py)
     if cfg.training.torch_threads:
         torch.set_num_threads(int(cfg.training.torch_threads))
     if torch.cuda.is_available() and cfg.trainer.get("accelerator") == "cpu":
