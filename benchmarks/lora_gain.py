@@ -76,7 +76,8 @@ def probe_section(results: dict[str, dict[str, bool]]) -> str:
         rows.append([name, c.n, f"{accuracy:.1f}", f"{100 * c.difference:+.1f} [{100 * c.difference_ci[0]:+.1f}, "
                      f"{100 * c.difference_ci[1]:+.1f}]", f"{c.mcnemar_p:.4f}"])
     return ("## Forgetting: general-knowledge probe (a proxy for MMLU, not MMLU)\n\n"
-            f"{len(base)} short questions with unambiguous public answers, judged exactly "
+            f"{len(base)} short questions with unambiguous public answers, judged by a deterministic rule: the "
+            "answer as a whole word of the first line, a number as its last number "
             "(`scoreqa.data.general_knowledge`).\n\n"
             + table(["model", "questions", "accuracy %", "adapter − base (pp) [95% CI]", "McNemar p"], rows) + "\n")
 
@@ -123,7 +124,8 @@ def main() -> None:
             handle.write("\n" + probe_section(probe))
     minutes = (time.perf_counter() - began) / 60
     with report.open("a", encoding="utf-8") as handle:
-        handle.write(f"\nWall time of this benchmark (build, training, evaluations, probe): {minutes:.1f} min.\n")
+        handle.write(f"\nWall time of this invocation: {minutes:.1f} min (steps found done in --out are resumed, "
+                     "not repeated).\n")
     print(f"report: {report}\nwall time: {minutes:.1f} min")
 
 

@@ -207,8 +207,15 @@ def test_the_papers_training_experiments_train_with_the_papers_settings(composed
         assert settings == (5e-5, 0.1, 20, 16, 1, False, 8), name
 
 
-def test_the_embedded_default_trains_on_abc_with_its_own_cpu_schedule(compose):
+def _schedule(plain: dict) -> tuple:
+    return (plain["optim"]["lr"], plain["trainer"]["max_epochs"], plain["trainer"]["accumulate_grad_batches"],
+            plain["training"]["pack_questions"], plain["training"]["max_tokens"])
+
+
+def test_the_embedded_default_trains_on_abc_with_its_own_cpu_schedule_and_other_models_with_the_papers(compose):
     plain = OmegaConf.to_container(compose("train", []), resolve=True)
     assert plain["model"]["name"] == "smollm2-135m" and plain["modality"]["name"] == "abc"
-    assert (plain["optim"]["lr"], plain["trainer"]["max_epochs"], plain["trainer"]["accumulate_grad_batches"],
-            plain["training"]["pack_questions"]) == (1e-3, 3, 1, "auto")
+    assert _schedule(plain) == (1e-3, 2, 1, "auto", 3072)
+    paper = (5e-5, 20, 16, False, 8192)
+    for overrides in (["model=qwen3-4b", "data=msu"], ["model=tiny-qwen3"], ["schedule=paper"]):
+        assert _schedule(OmegaConf.to_container(compose("train", overrides), resolve=True)) == paper, overrides

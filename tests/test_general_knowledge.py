@@ -1,4 +1,4 @@
-"""The general-knowledge forgetting probe: the shipped fixture and the exact judge."""
+"""The general-knowledge forgetting probe: the shipped fixture and its deterministic judge."""
 
 from __future__ import annotations
 
@@ -18,11 +18,14 @@ def test_fixture_has_at_least_100_unique_questions_in_four_categories():
 
 
 @pytest.mark.parametrize(("prediction", "answer", "expected"), [
-    ("Paris", "Paris", True), ("paris.", "Paris", True), ("The Paris", "Paris", True),
-    ("Paris is the capital of France.", "Paris", False), ("Reykjavík", "Reykjavik", True),
-    ("144\nbecause 12 times 12", "144", True), ("1444", "144", False),
-    ("Fe", "Fe", True), ("FE", "Fe", False), ("co", "Co", False), ("", "Paris", False)])
-def test_exact_judge_with_light_normalisation(prediction, answer, expected):
+    ("Paris", "Paris", True), ("paris.", "Paris", True), ("The capital of France is Paris.", "Paris", True),
+    ("Parisian food", "Paris", False), ("Lyon\nnot Paris", "Paris", False), ("Reykjavík", "Reykjavik", True),
+    ("Buenos Aires, Argentina", "Buenos Aires", True), ("Aires", "Buenos Aires", False),
+    ("144\nbecause 12 times 12", "144", True), ("1444", "144", False), ("12 × 12 = 120.", "144", False),
+    ("50 - 23 = 27", "27", True), ("Mozart died in 1796.", "1791", False), ("It ended in 1,945", "1945", True),
+    ("The chemical symbol of copper is Cu.", "Cu", True), ("Fe", "Fe", True), ("FE", "Fe", False),
+    ("co", "Co", False), ("Helium has the symbol Helium.", "He", False), ("", "Paris", False)])
+def test_judge_finds_the_answer_in_the_first_line(prediction, answer, expected):
     assert is_correct(prediction, answer) is expected
 
 

@@ -25,7 +25,7 @@ STAND_IN = "scoreqa.testing.deepspeed_cpu.CPUDeepSpeedStrategyForTests"
 def _deepspeed_trainer_configs(compose) -> dict[str, object]:
     found = {}
     for path in sorted((REPO / "conf" / "trainer").glob("*.yaml")):
-        cfg = compose("train", [f"trainer={path.stem}"])
+        cfg = compose("train", [f"trainer={path.stem}", "schedule=paper"])
         strategy = cfg.trainer.strategy
         if not isinstance(strategy, str) and "DeepSpeed" in strategy._target_:
             found[path.stem] = cfg

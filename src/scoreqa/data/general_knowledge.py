@@ -2,8 +2,12 @@
 symbols, arithmetic, dates), written for this repository (``fixtures/general_knowledge.jsonl``).
 
 A proxy for the paper's MMLU check (Table 6), not MMLU: it runs here without a dataset download. MMLU through
-lm-eval (``data=mmlu``) stays the real path. Answers are judged exactly after light normalisation (case,
-surrounding punctuation and whitespace, a leading "The"); the prompt asks for the answer alone.
+lm-eval (``data=mmlu``) stays the real path. The prompt asks for the answer alone, but a chat model often answers
+in a sentence ("The capital of France is Paris."), and an exact-match judge would then measure the answer's
+form, not the knowledge a fine-tune may have lost (the base SmolLM2 scored 0/105 exactly, its adapters 37-39%
+only because they learnt to answer tersely). So the rule reads the first line: the expected answer must appear
+in it as a whole word or phrase after light normalisation (case, accents, punctuation); chemical symbols keep
+their case; for a numeric answer the line's last number must be it ("12 × 12 = 120" is wrong for 144).
 """
 
 from __future__ import annotations
@@ -38,12 +42,21 @@ def normalise(text: str) -> str:
     return text.strip(" \t\n.,;:!?\"'*")
 
 
+def _words(text: str) -> str:
+    """Normalised text with every run of non-alphanumerics as one space, padded: whole-word search by ``in``."""
+    return " " + re.sub(r"[^a-z0-9]+", " ", normalise(text)).strip() + " "
+
+
 def is_correct(prediction: str, answer: str) -> bool:
-    """Exact match of the normalised first line; chemical symbols keep their case (``Co`` is not ``CO``)."""
+    """The answer in the first line: its last number for numbers, a case-kept whole word for chemical symbols
+    (``Co`` is not ``CO``), else a whole normalised word or phrase."""
     first_line = prediction.strip().splitlines()[0] if prediction.strip() else ""
+    if re.fullmatch(r"\d+", answer):
+        numbers = re.findall(r"\d+", first_line.replace(",", ""))
+        return bool(numbers) and numbers[-1] == answer
     if re.fullmatch(r"[A-Z][a-z]?", answer):
-        return first_line.strip(" \t.,;:!?\"'*") == answer
-    return normalise(first_line) == normalise(answer)
+        return re.search(rf"(?<![A-Za-z]){answer}(?![a-z])", first_line) is not None
+    return _words(answer) in _words(first_line)
 
 
 def messages(question: ProbeQuestion) -> list[dict[str, str]]:
