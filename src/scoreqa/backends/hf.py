@@ -85,32 +85,36 @@ class HFBackend(Backend):
         self._ensure_processor()
         return render_chat(self._processor, request.messages, self.spec.chat_kwargs())
 
-    def _batches(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[list[ChatRequest], int]]:
-        """(requests, leading tokens they all share and prefill once) per batch, see :func:`plan_batches`."""
+    def _batches(self, requests: Sequence[ChatRequest]
+                 ) -> Iterator[tuple[list[ChatRequest], int, list[list[int]] | None]]:
+        """(requests, leading tokens they all share and prefill once, their token ids: text models only) per
+        batch, see :func:`plan_batches`. Each prompt is tokenized once, here."""
         if self.spec.kind == "vision_language":  # page images make text length a poor measure: keep the order
             for start in range(0, len(requests), self.batch_size):
-                yield list(requests[start:start + self.batch_size]), 0
+                yield list(requests[start:start + self.batch_size]), 0, None
             return
         prompts = [self._prompt_ids(self.prompt_text(r)) for r in requests]
         for batch in plan_batches(prompts, batch_size=self.batch_size, max_batch_tokens=self.max_batch_tokens,
                                   max_new_tokens=self.sampling.max_new_tokens,
                                   min_shared=self.min_shared_prefix_tokens):
-            yield [requests[i] for i in batch.rows], batch.shared
+            yield [requests[i] for i in batch.rows], batch.shared, [prompts[i] for i in batch.rows]
 
     def _prompt_ids(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
 
-    def _encode(self, batch: Sequence[ChatRequest], shared_prefix: int = 0) -> dict[str, torch.Tensor]:
-        """Model inputs; text prompts laid out by :func:`pad_between` (left-padded when nothing is shared)."""
-        texts = [self.prompt_text(r) for r in batch]
+    def _encode(self, batch: Sequence[ChatRequest], shared_prefix: int = 0,
+                ids: Sequence[Sequence[int]] | None = None) -> dict[str, torch.Tensor]:
+        """Model inputs; text prompts (``ids`` when already tokenized) laid out by :func:`pad_between`
+        (left-padded when nothing is shared)."""
         if self.spec.kind == "vision_language":
             from PIL import Image
 
             images = [Image.open(p).convert("RGB") for r in batch for p in r.images]
-            encoded = self._processor(text=texts, images=images or None, padding=True, return_tensors="pt")
+            encoded = self._processor(text=[self.prompt_text(r) for r in batch], images=images or None,
+                                      padding=True, return_tensors="pt")
         else:
-            input_ids, attention_mask = pad_between([self._prompt_ids(t) for t in texts], shared_prefix,
-                                                    self.tokenizer.pad_token_id)
+            ids = ids if ids is not None else [self._prompt_ids(self.prompt_text(r)) for r in batch]
+            input_ids, attention_mask = pad_between(ids, shared_prefix, self.tokenizer.pad_token_id)
             encoded = {"input_ids": input_ids, "attention_mask": attention_mask}
         return {k: v.to(self.device) for k, v in encoded.items()}
 
@@ -147,9 +151,9 @@ class HFBackend(Backend):
         if not requests:
             return
         self._ensure_loaded()
-        for batch, shared_prefix in self._batches(requests):
+        for batch, shared_prefix, ids in self._batches(requests):
             began = time.perf_counter()
-            inputs = self._encode(batch, shared_prefix)
+            inputs = self._encode(batch, shared_prefix, ids)
             torch.manual_seed(batch_seed(self.sampling.seed, [r.key for r in batch]))
             new_tokens = self._new_tokens(inputs, shared_prefix)
             texts = self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)

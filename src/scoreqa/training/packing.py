@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
+from scoreqa.backends.prefix_groups import common_prefix
 from scoreqa.training.encoding import IGNORE_INDEX
 from scoreqa.training.loss import positions_to_keep
 
@@ -27,14 +28,6 @@ def first_answer_position(labels: torch.Tensor) -> int:
     return int(labelled[0])
 
 
-def shared_prefix_length(sequences: Sequence[torch.Tensor], limit: int) -> int:
-    """Length of the common leading tokens of ``sequences``, at most ``limit``."""
-    shortest = min(min(len(s) for s in sequences), limit)
-    stacked = torch.stack([s[:shortest] for s in sequences])
-    differs = (stacked != stacked[0]).any(dim=0).nonzero()
-    return int(differs[0]) if len(differs) else shortest
-
-
 def pack(features: Sequence[Mapping[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
     """One packed sequence (batch of one) from encoded examples (``ExampleEncoder.encode``) of one score.
 
@@ -44,7 +37,8 @@ def pack(features: Sequence[Mapping[str, torch.Tensor]]) -> dict[str, torch.Tens
     if not features:
         raise ValueError("nothing to pack: a score with no examples")
     limit = min(first_answer_position(f["labels"]) for f in features) - 1
-    prefix = shared_prefix_length([f["input_ids"] for f in features], limit)
+    first = features[0]["input_ids"].tolist()
+    prefix = min([limit, *(common_prefix(first, f["input_ids"].tolist()) for f in features[1:])])
     ids, labels, positions, segments = [features[0]["input_ids"][:prefix]], [], [torch.arange(prefix)], []
     labels.append(torch.full((prefix,), IGNORE_INDEX, dtype=features[0]["labels"].dtype))
     segments.append(torch.zeros(prefix, dtype=torch.long))
